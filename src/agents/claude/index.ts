@@ -1,0 +1,29 @@
+/** Claude Code: `.claude.json`/`.mcp.json` `mcpServers` entries and the settings.json `hooks` value. */
+import { hookGroups } from "../../core/hooks/groups.js";
+import type { Agent } from "../../core/manifest.js";
+import { encodeJson } from "../../formats/json.js";
+import type { McpServer } from "../../source/model.js";
+import { claudeManifest } from "./manifest.js";
+
+function mcpServer(s: McpServer): Record<string, unknown> {
+  const item: Record<string, unknown> = { type: s.type || (s.url ? "http" : "stdio") };
+  if (s.url) item.url = s.url;
+  if (s.command) item.command = s.command;
+  if (s.args?.length) item.args = s.args;
+  if (s.env && Object.keys(s.env).length > 0) item.env = s.env;
+  const headers: Record<string, string> = { ...s.headers };
+  for (const [header, envName] of Object.entries(s.env_headers ?? {})) headers[header] = `\${${envName}}`;
+  if (Object.keys(headers).length > 0) item.headers = headers;
+  if (s.startup_timeout_sec && s.startup_timeout_sec > 0) item.timeout = s.startup_timeout_sec;
+  return item;
+}
+
+export const claude: Agent = {
+  manifest: claudeManifest,
+  mcpServer,
+  hookFile(hooks) {
+    if (hooks.length === 0) return null;
+    const managed = { hooks: hookGroups(hooks) };
+    return { content: encodeJson(managed), managed, merge: { kind: "value", format: "json", key: "hooks" } };
+  },
+};

@@ -1,0 +1,189 @@
+/** Claude Code, verified against 2.1.332 (npm binary read and end-to-end runs, 2026-11-30). */
+import type { AgentManifest, EventSupport } from "../../core/manifest.js";
+
+const VERIFIED = {
+  version: "2.1.332",
+  date: "2026-11-30",
+  how: "bundled schemas read; e2e against a fake model",
+};
+
+const toolBlock = {
+  can: true,
+  how: ["exit2", "json"],
+  effect: "the tool call is blocked; stderr reaches the model",
+} as const;
+const observe = { can: false } as const;
+
+/** Claude's own events; anything else is still passed through (Claude drops unknown entries one by one). */
+const events: Record<string, EventSupport> = {
+  SessionStart: {
+    native: "SessionStart",
+    matcher: "source",
+    values: ["startup", "resume", "clear", "compact", "fork"],
+    block: observe,
+    context: { channel: "stdout or additionalContext", limit: null },
+    observeOnly: true,
+  },
+  UserPromptSubmit: {
+    native: "UserPromptSubmit",
+    matcher: "none",
+    block: {
+      can: true,
+      how: ["exit2", "json"],
+      effect: "the prompt is blocked and erased; stderr reaches the user",
+    },
+    context: { channel: "stdout or additionalContext", limit: null },
+  },
+  PreToolUse: {
+    native: "PreToolUse",
+    matcher: "tool",
+    block: toolBlock,
+    context: { channel: "additionalContext", limit: null },
+  },
+  PostToolUse: {
+    native: "PostToolUse",
+    matcher: "tool",
+    block: { can: true, how: ["exit2", "json"], effect: "stderr reaches the model (the tool already ran)" },
+    context: { channel: "additionalContext", limit: null },
+  },
+  Stop: {
+    native: "Stop",
+    matcher: "none",
+    block: { can: true, how: ["exit2", "json"], effect: "stderr reaches the model and the turn continues" },
+    context: null,
+  },
+  PreCompact: {
+    native: "PreCompact",
+    matcher: "trigger",
+    values: ["manual", "auto"],
+    block: { can: true, how: ["exit2"], effect: "compaction is blocked" },
+    context: null,
+  },
+  PostCompact: {
+    native: "PostCompact",
+    matcher: "trigger",
+    values: ["manual", "auto"],
+    block: observe,
+    context: null,
+    observeOnly: true,
+  },
+  SessionEnd: {
+    native: "SessionEnd",
+    matcher: "reason",
+    values: ["clear", "resume", "logout", "prompt_input_exit", "other"],
+    block: observe,
+    context: null,
+    observeOnly: true,
+  },
+  Notification: {
+    native: "Notification",
+    matcher: "notification",
+    block: observe,
+    context: null,
+    observeOnly: true,
+  },
+};
+
+// Claude-only events: rendered as written, listed so that `kanon hooks` knows them.
+for (const [name, matcher] of [
+  ["PermissionRequest", "tool"],
+  ["PostToolUseFailure", "tool"],
+  ["PermissionDenied", "tool"],
+  ["PreSkillShellCommand", "tool"],
+  ["PostToolBatch", "none"],
+  ["UserPromptExpansion", "none"],
+  ["Setup", "trigger"],
+  ["StopFailure", "none"],
+  ["SubagentStart", "agent"],
+  ["SubagentStop", "agent"],
+  ["PreModelSwitch", "none"],
+  ["PostModelSwitch", "none"],
+  ["Elicitation", "none"],
+  ["ElicitationResult", "none"],
+  ["ConfigChange", "source"],
+  ["InstructionsLoaded", "none"],
+  ["DirectoryAdded", "source"],
+  ["FileChanged", "none"],
+  ["TaskCreated", "none"],
+  ["TaskCompleted", "none"],
+  ["TeammateIdle", "none"],
+  ["WorktreeCreate", "none"],
+  ["WorktreeRemove", "none"],
+  ["CwdChanged", "none"],
+  ["MessageDisplay", "none"],
+] as const) {
+  events[name] = { native: name, matcher, block: observe, context: null, notes: "Claude only" };
+}
+
+export const claudeManifest: AgentManifest = {
+  id: "claude",
+  displayName: "Claude Code",
+  instructions: { user: ".claude/CLAUDE.md", project: "CLAUDE.md" },
+  skills: { root: { user: ".claude/skills", project: ".claude/skills" }, providerNaming: "namespaced" },
+  mcp: { file: { user: ".claude.json", project: ".mcp.json" }, format: "json", key: "mcpServers" },
+  hooks: {
+    verified: VERIFIED,
+    file: { user: ".claude/settings.json", project: ".claude/settings.json" },
+    passThroughUnknownEvents: true,
+    events,
+    handlers: {
+      command: {
+        fields: {
+          command: { support: "native" },
+          args: { support: "native", notes: "exec form: spawned directly, no shell" },
+          timeout: { support: "native" },
+          async: { support: "native" },
+        },
+        runs: "/bin/sh -c <command>, or exec form without a shell when args is set; cwd is the project",
+      },
+      http: {
+        fields: {
+          command: { support: "native" },
+          timeout: { support: "native" },
+          async: { support: "none" },
+        },
+        runs: "POST of the hook input JSON to url",
+      },
+      mcp_tool: { fields: { timeout: { support: "native" } }, runs: "calls an MCP tool" },
+      prompt: { fields: { timeout: { support: "native" } }, runs: "asks a model" },
+      agent: { fields: { timeout: { support: "native" } }, runs: "runs a subagent" },
+    },
+    matcher: {
+      listSeparators: ["|", ","],
+      trimsSpaces: true,
+      regex: "javascript",
+      notes:
+        "empty or * matches all; names of [A-Za-z0-9_|, -] are an exact, case-sensitive list split on | or ,; anything else is an unanchored JavaScript regex",
+    },
+    timeouts: { unit: "s", defaultSec: 600 },
+    tools: {
+      Bash: ["Bash"],
+      Edit: ["Edit"],
+      Write: ["Write"],
+      MultiEdit: ["MultiEdit"],
+      NotebookEdit: ["NotebookEdit"],
+      Read: ["Read"],
+      Glob: ["Glob"],
+      Grep: ["Grep"],
+      WebFetch: ["WebFetch"],
+      WebSearch: ["WebSearch"],
+      Agent: ["Agent"],
+      Task: ["Task"],
+      TodoWrite: ["TodoWrite"],
+      Skill: ["Skill"],
+    },
+    gates: [
+      {
+        id: "claude-workspace-trust",
+        scopes: ["project"],
+        description:
+          "interactive Claude asks once to trust a project folder before its settings run (claude -p skips the dialog)",
+      },
+    ],
+    runtime: [
+      "stdin: session_id, transcript_path, cwd, hook_event_name, plus tool_name/tool_input (tool events), prompt, source, …",
+      "exit 0: stdout parsed as JSON (plain stdout is context for SessionStart and UserPromptSubmit); exit 2: block, stderr used; other: non-blocking error",
+      "env: CLAUDE_PROJECT_DIR and the parent environment",
+    ],
+  },
+};

@@ -1,0 +1,54 @@
+/** Codex CLI: config.toml `mcp_servers` entries and a kanon-owned hooks.json. */
+import { hookGroups } from "../../core/hooks/groups.js";
+import type { Agent } from "../../core/manifest.js";
+import { encodeJson } from "../../formats/json.js";
+import type { McpServer } from "../../source/model.js";
+import { codexManifest } from "./manifest.js";
+import { codexGatedHooks } from "./review.js";
+
+function mcpServer(s: McpServer): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  const set = (key: string, value: unknown) => {
+    if (value === undefined || value === "" || value === 0) return;
+    if (Array.isArray(value) && value.length === 0) return;
+    if (typeof value === "object" && value !== null && Object.keys(value).length === 0) return;
+    item[key] = value;
+  };
+  set("url", s.url);
+  set("command", s.command);
+  set("args", s.args);
+  set("env", s.env);
+  set("env_vars", s.env_vars);
+  set("http_headers", s.headers);
+  set("env_http_headers", s.env_headers);
+  set("bearer_token_env_var", s.bearer_token_env_var);
+  set("startup_timeout_sec", s.startup_timeout_sec);
+  set("tool_timeout_sec", s.tool_timeout_sec);
+  set("enabled_tools", s.enabled_tools);
+  set("disabled_tools", s.disabled_tools);
+  set("default_tool_approval", s.default_approval);
+  if (s.tools && Object.keys(s.tools).length > 0) {
+    item.tools = Object.fromEntries(
+      Object.entries(s.tools).map(([name, t]) => [
+        name,
+        {
+          approval: t.approval ?? "",
+          approval_prompt: t.approval_prompt ?? "",
+          description: t.description ?? "",
+        },
+      ]),
+    );
+  }
+  return item;
+}
+
+export const codex: Agent = {
+  manifest: codexManifest,
+  mcpServer,
+  hookFile(hooks) {
+    if (hooks.length === 0) return null;
+    // Codex rejects any top-level key but `hooks` and `description`: kanon writes only `hooks`.
+    return { content: encodeJson({ hooks: hookGroups(hooks) }) };
+  },
+  gatedHooks: codexGatedHooks,
+};

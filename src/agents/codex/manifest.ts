@@ -1,0 +1,171 @@
+/** OpenAI Codex CLI, verified against 0.171.0 (binary schemas read and end-to-end runs, 2026-11-30). */
+import type { AgentManifest, EventSupport } from "../../core/manifest.js";
+
+const VERIFIED = {
+  version: "0.171.0",
+  date: "2026-11-30",
+  how: "embedded hook schemas read; e2e against a fake model",
+};
+
+const observe = { can: false } as const;
+const block = (effect: string) => ({ can: true, how: ["exit2", "json"], effect }) as const;
+
+const events: Record<string, EventSupport> = {
+  SessionStart: {
+    native: "SessionStart",
+    matcher: "source",
+    values: ["startup", "resume", "clear", "compact", "fork"],
+    block: observe,
+    context: { channel: "stdout or additionalContext (developer message)", limit: null },
+    observeOnly: true,
+  },
+  UserPromptSubmit: {
+    native: "UserPromptSubmit",
+    matcher: "none",
+    block: block("the turn is blocked before any model request"),
+    context: { channel: "additionalContext (developer message)", limit: null },
+  },
+  PreToolUse: {
+    native: "PreToolUse",
+    matcher: "tool",
+    block: block("the tool call is blocked; stderr becomes the tool output the model sees"),
+    context: { channel: "additionalContext (developer message)", limit: null },
+  },
+  PostToolUse: {
+    native: "PostToolUse",
+    matcher: "tool",
+    block: block("the tool output sent to the model is replaced by stderr"),
+    context: { channel: "additionalContext", limit: null },
+  },
+  Stop: {
+    native: "Stop",
+    matcher: "none",
+    block: block("stderr becomes a new user message and the turn continues"),
+    context: null,
+  },
+  Interrupt: {
+    native: "Interrupt",
+    matcher: "none",
+    block: observe,
+    context: null,
+    maxTimeoutSec: 3,
+    observeOnly: true,
+  },
+  PreCompact: {
+    native: "PreCompact",
+    matcher: "trigger",
+    values: ["manual", "auto"],
+    block: observe,
+    context: null,
+  },
+  PostCompact: {
+    native: "PostCompact",
+    matcher: "trigger",
+    values: ["manual", "auto"],
+    block: observe,
+    context: null,
+    observeOnly: true,
+  },
+  SessionEnd: {
+    native: "SessionEnd",
+    matcher: "reason",
+    values: ["other"],
+    block: observe,
+    context: null,
+    maxTimeoutSec: 3,
+    observeOnly: true,
+  },
+  PermissionRequest: {
+    native: "PermissionRequest",
+    matcher: "tool",
+    block: { can: true, how: ["json"], effect: "a JSON decision allows or denies the request" },
+    context: null,
+  },
+  SubagentStart: { native: "SubagentStart", matcher: "agent", block: observe, context: null },
+  SubagentStop: {
+    native: "SubagentStop",
+    matcher: "agent",
+    block: block("the subagent continues"),
+    context: null,
+  },
+  PreModelRequest: {
+    native: "PreModelRequest",
+    matcher: "none",
+    block: observe,
+    context: null,
+    observeOnly: true,
+  },
+  PostModelRequest: {
+    native: "PostModelRequest",
+    matcher: "none",
+    block: observe,
+    context: null,
+    observeOnly: true,
+  },
+};
+
+export const codexManifest: AgentManifest = {
+  id: "codex",
+  displayName: "Codex CLI",
+  instructions: { user: ".codex/AGENTS.md", project: "AGENTS.md" },
+  skills: { root: { user: ".agents/skills", project: ".agents/skills" }, providerNaming: "namespaced" },
+  mcp: {
+    file: { user: ".codex/config.toml", project: ".codex/config.toml" },
+    format: "toml",
+    key: "mcp_servers",
+  },
+  hooks: {
+    verified: VERIFIED,
+    file: { user: ".codex/hooks.json", project: ".codex/hooks.json" },
+    passThroughUnknownEvents: false,
+    events,
+    handlers: {
+      command: {
+        fields: {
+          command: { support: "native" },
+          args: {
+            support: "translated",
+            how: "posix-command-line",
+          },
+          timeout: { support: "native" },
+          async: { support: "native" },
+        },
+        runs: "<login shell from passwd> -c <command>, cwd = the session cwd (observed /bin/bash -c)",
+      },
+    },
+    matcher: {
+      listSeparators: ["|"],
+      trimsSpaces: false,
+      regex: "rust",
+      notes:
+        "empty or * matches all; plain A|B names are an exact, case-sensitive list (a comma is not a separator); anything else is an unanchored Rust regex",
+    },
+    timeouts: { unit: "s", defaultSec: 600 },
+    tools: {
+      Bash: ["Bash"],
+      // apply_patch answers to the matchers Edit and Write.
+      Edit: ["Edit"],
+      Write: ["Write"],
+      MultiEdit: ["Edit"],
+    },
+    gates: [
+      {
+        id: "codex-hook-review",
+        scopes: ["user", "project"],
+        description:
+          "Codex runs a new or changed hook only after the user reviews it in /hooks (its hash is stored in config.toml)",
+      },
+      {
+        id: "codex-project-trust",
+        scopes: ["project"],
+        description: 'project hooks load only when the project is trusted (trust_level = "trusted")',
+      },
+    ],
+    runtime: [
+      "stdin: session_id, transcript_path, cwd, hook_event_name, model, plus tool_name/tool_input/tool_use_id (tool events), prompt, source, …",
+      "tool_name is Bash for shell commands and apply_patch for edits",
+      "exit 0: stdout parsed as JSON or taken as context; exit 2: block or feedback; other: failed, non-blocking",
+      "SessionEnd and Interrupt timeouts are capped at 3 s",
+    ],
+  },
+};

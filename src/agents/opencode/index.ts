@@ -1,0 +1,59 @@
+/** OpenCode: opencode.json(c) `mcp` entries and the generated kanon-hooks.js plugin. */
+import type { Agent } from "../../core/manifest.js";
+import { ENV_REF } from "../../source/env.js";
+import type { McpServer } from "../../source/model.js";
+import { opencodeManifest } from "./manifest.js";
+import { renderOpenCodePlugin } from "./plugin.js";
+
+/** OpenCode substitutes `{env:NAME}` (it has no default syntax, so `${NAME:-x}` loses its default). */
+const toOpenCodeEnv = (value: string) => value.replace(ENV_REF, (_m, name: string) => `{env:${name}}`);
+
+function mcpServer(s: McpServer): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  if (s.url) {
+    item.type = "remote";
+    item.url = s.url;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(s.headers ?? {})) headers[k] = toOpenCodeEnv(v);
+    for (const [k, envName] of Object.entries(s.env_headers ?? {})) headers[k] = `{env:${envName}}`;
+    if (s.bearer_token_env_var && headers.Authorization === undefined) {
+      headers.Authorization = `Bearer {env:${s.bearer_token_env_var}}`;
+    }
+    if (Object.keys(headers).length > 0) item.headers = headers;
+  } else {
+    item.type = "local";
+    item.command = [s.command ?? "", ...(s.args ?? [])];
+    if (s.env && Object.keys(s.env).length > 0) {
+      item.environment = Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, toOpenCodeEnv(v)]));
+    }
+  }
+  if (s.startup_timeout_sec && s.startup_timeout_sec > 0) item.timeout = s.startup_timeout_sec * 1000;
+  if (s.opencode_enabled !== undefined) item.enabled = s.opencode_enabled;
+  return item;
+}
+
+export const opencode: Agent = {
+  manifest: opencodeManifest,
+  mcpServer,
+  hookFile(hooks) {
+    if (hooks.length === 0) return null;
+    return {
+      content: renderOpenCodePlugin(
+        hooks.map((h) => ({
+          name: h.name,
+          event: h.neutralEvent,
+          matcher:
+            h.matcher.kind === "all"
+              ? null
+              : h.matcher.kind === "names"
+                ? { names: h.matcher.names }
+                : { regex: h.matcher.source },
+          command: h.command ?? "",
+          ...(h.args ? { args: h.args } : {}),
+          ...(h.timeout ? { timeout: h.timeout } : {}),
+          ...(h.async ? { async: true } : {}),
+        })),
+      ),
+    };
+  },
+};

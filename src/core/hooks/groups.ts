@@ -1,0 +1,24 @@
+/**
+ * The Claude-shaped hook document (`{ "<Event>": [{ "matcher"?, "hooks": [handler] }] }`) that Claude
+ * settings.json and Codex hooks.json share. Each hook is its own group, in kanon.yaml order; groups
+ * with the same event and matcher are not coalesced (byte-compatible with the Go original).
+ */
+import type { NativeHook } from "./support.js";
+
+export function hookGroups(hooks: NativeHook[]): Record<string, unknown[]> {
+  const events: Record<string, unknown[]> = {};
+  for (const h of hooks) {
+    const handler: Record<string, unknown> = {};
+    if (h.args && h.args.length > 0) handler.args = h.args;
+    if (h.async) handler.async = true;
+    handler.command = h.command ?? "";
+    if (h.timeout && h.timeout > 0) handler.timeout = h.timeout;
+    if (h.type) handler.type = h.type;
+    const group: Record<string, unknown> = { hooks: [handler] };
+    if (h.matcherText) group.matcher = h.matcherText;
+    const list = events[h.event] ?? [];
+    list.push(group);
+    events[h.event] = list;
+  }
+  return events;
+}

@@ -1,0 +1,72 @@
+/**
+ * Reading a neutral (Claude-dialect) matcher and writing it in another agent's dialect. The dialects
+ * themselves are data in each manifest; this is the one mechanism that reads them.
+ */
+import type { MatcherDialect } from "../manifest.js";
+
+export type Matcher =
+  | { kind: "all" }
+  | { kind: "names"; names: string[] }
+  | { kind: "regex"; source: string };
+
+/** Claude's rule: only these characters make an exact list (split on | or ,); anything else is a regex. */
+const NEUTRAL_EXACT = /^[A-Za-z0-9_|, -]+$/;
+
+export function parseNeutralMatcher(text: string | undefined): Matcher {
+  const t = text ?? "";
+  if (t === "" || t === "*") return { kind: "all" };
+  if (NEUTRAL_EXACT.test(t)) {
+    const names = t
+      .split(/[|,]/)
+      .map((n) => n.trim())
+      .filter((n) => n !== "");
+    return names.length === 0 ? { kind: "all" } : { kind: "names", names };
+  }
+  return { kind: "regex", source: t };
+}
+
+/** Names that a dialect reads as plain exact names (characters that are not regex syntax). */
+const PLAIN_NAME = /^[A-Za-z0-9_]+$/;
+
+/**
+ * The text that makes `dialect` match exactly `names`: a plain list joined by the dialect's first
+ * separator when every name is plain, else an anchored regex (an unanchored list entry such as
+ * `my-server` would otherwise also match `my-server-2`).
+ */
+export function writeNames(names: string[], dialect: MatcherDialect): string {
+  const sep = dialect.listSeparators[0] ?? "|";
+  if (names.every((n) => PLAIN_NAME.test(n))) return names.join(sep);
+  return `^(?:${names.map(escapeRegex).join("|")})$`;
+}
+
+/** True when `text` already reads as this exact list of names in `dialect`. */
+export function isNativeList(text: string, names: string[], dialect: MatcherDialect): boolean {
+  if (!names.every((n) => PLAIN_NAME.test(n))) return false;
+  const parts = splitOn(text, dialect.listSeparators).map((p) => (dialect.trimsSpaces ? p.trim() : p));
+  return parts.length === names.length && parts.every((p, i) => p === names[i]);
+}
+
+function splitOn(text: string, separators: string[]): string[] {
+  let parts = [text];
+  for (const s of separators) parts = parts.flatMap((p) => p.split(s));
+  return parts;
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
+}
+
+/** JavaScript regex features that Rust's regex crate rejects (it has no lookaround or backreferences). */
+const JS_ONLY = /\(\?<?[=!]|\\[1-9]|\\k</;
+
+export function regexProblem(source: string, flavour: MatcherDialect["regex"]): string | null {
+  try {
+    new RegExp(source);
+  } catch {
+    return "is not a valid regular expression";
+  }
+  if (flavour === "rust" && JS_ONLY.test(source)) {
+    return "uses lookaround or backreferences, which Rust regex does not support";
+  }
+  return null;
+}

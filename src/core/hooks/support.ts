@@ -1,0 +1,249 @@
+/**
+ * The one answer to "can agent A run hook H as written, translated, or not at all, and why". It reads
+ * only the agent's manifest; validate (explicit targets fail), render (what gets written), the
+ * warnings (implicit targets), `kanon hooks`, `status` and the docs all use it.
+ */
+
+import type { HookEntry } from "../../source/model.js";
+import type { AgentManifest, Gate } from "../manifest.js";
+import type { Scope } from "../types.js";
+import { isNativeList, type Matcher, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
+import { commandLine } from "./quote.js";
+import { NEUTRAL_TOOLS, neutralEvent } from "./vocabulary.js";
+
+export type Outcome = "as-written" | "translated" | "omitted";
+
+/** A hook as the agent will run it: native event name, translated matcher and handler. */
+export interface NativeHook {
+  name: string;
+  neutralEvent: string;
+  event: string;
+  /** Matcher text for agents that read one (absent = match all). */
+  matcherText?: string;
+  /** The same matcher as data, for agents whose runtime kanon generates. */
+  matcher: Matcher;
+  type?: string;
+  command?: string;
+  args?: string[];
+  timeout?: number;
+  async?: boolean;
+}
+
+export interface HookDecision {
+  hook: HookEntry;
+  /** Position in kanon.yaml's hooks list. */
+  index: number;
+  agent: string;
+  /** The hook names this agent in `targets` (errors instead of warnings when it cannot run). */
+  explicit: boolean;
+  outcome: Outcome;
+  /** Why it is omitted: the missing capability, e.g. `event "Notification"`, and an optional detail. */
+  missing?: { capability: string; detail?: string };
+  /** How it was translated, one line each. */
+  translations: string[];
+  /** Facts worth knowing that change nothing kanon writes (clamped timeouts, unknown Claude events). */
+  notes: string[];
+  gates: Gate[];
+  native?: NativeHook;
+}
+
+/** The event a hook fires on: `event`, or `name` when event is empty (the Go original's rule). */
+export function hookEvent(hook: HookEntry): string {
+  return hook.event?.trim() ? hook.event : hook.name;
+}
+
+export function targetsAgent(targets: string[] | undefined, agent: string): boolean {
+  return !targets || targets.length === 0 || targets.includes("all") || targets.includes(agent);
+}
+
+export function isExplicit(targets: string[] | undefined, agent: string): boolean {
+  return !!targets && !targets.includes("all") && targets.includes(agent);
+}
+
+/** Decide one hook for one agent; `null` when the hook does not target the agent at all. */
+export function decideHook(
+  hook: HookEntry,
+  index: number,
+  agent: AgentManifest,
+  scope: Scope["kind"],
+): HookDecision | null {
+  if (!targetsAgent(hook.targets, agent.id)) return null;
+  const event = hookEvent(hook);
+  if (!event) return null;
+  const caps = agent.hooks;
+  const d: HookDecision = {
+    hook,
+    index,
+    agent: agent.id,
+    explicit: isExplicit(hook.targets, agent.id),
+    outcome: "as-written",
+    translations: [],
+    notes: [],
+    gates: caps.gates.filter((g) => g.scopes.includes(scope)),
+  };
+  const omit = (capability: string, detail?: string): HookDecision => {
+    d.outcome = "omitted";
+    d.missing = detail ? { capability, detail } : { capability };
+    d.gates = [];
+    return d;
+  };
+  const who = `${agent.displayName} ${caps.verified.version}`;
+
+  if (!caps.file[scope]) return omit(`hooks in ${scope} scope`);
+
+  const support = caps.events[event];
+  if (!support) {
+    if (!caps.passThroughUnknownEvents) return omit(`event ${JSON.stringify(event)}`);
+    d.notes.push(`${who} does not know event ${JSON.stringify(event)} and ignores it`);
+  }
+
+  const type = hook.type || (hook.command ? "command" : "");
+  const handler = caps.handlers[type || "command"];
+  if (!handler && !caps.passThroughUnknownEvents) return omit(`type ${JSON.stringify(type)}`);
+  if (!handler)
+    d.notes.push(`${who} does not know handler type ${JSON.stringify(type)} and ignores the hook`);
+
+  const native: NativeHook = {
+    name: hook.name,
+    neutralEvent: event,
+    event: support?.native ?? event,
+    matcher: { kind: "all" },
+    ...(hook.type ? { type: hook.type } : hook.command ? { type: "command" } : {}),
+    ...(hook.command !== undefined ? { command: hook.command } : {}),
+  };
+  if (handler && !caps.passThroughUnknownEvents) {
+    native.type = type;
+    if (handler.fields.command && !hook.command) return omit("a hook without a command");
+  }
+
+  // Handler fields beyond command: each is native, translated, or missing.
+  const args = hook.args && hook.args.length > 0 ? hook.args : undefined;
+  const fields: [string, unknown][] = [
+    ["args", args],
+    ["timeout", hook.timeout && hook.timeout > 0 ? hook.timeout : undefined],
+    ["async", hook.async ? true : undefined],
+  ];
+  for (const [field, value] of fields) {
+    if (value === undefined) continue;
+    const fs = handler?.fields[field];
+    if (!fs || fs.support === "none") {
+      if (caps.passThroughUnknownEvents) {
+        (native as unknown as Record<string, unknown>)[field] = value;
+        continue;
+      }
+      return omit(`field ${JSON.stringify(field)}`, `for type ${JSON.stringify(type)}`);
+    }
+    if (fs.support === "native") {
+      (native as unknown as Record<string, unknown>)[field] = value;
+      continue;
+    }
+    switch (fs.how) {
+      case "posix-command-line":
+        native.command = commandLine([hook.command ?? "", ...(value as string[])]);
+        d.translations.push("args → one POSIX-quoted command line");
+        break;
+      default:
+        return omit(`field ${JSON.stringify(field)}`);
+    }
+  }
+  if (native.timeout && support?.maxTimeoutSec && native.timeout > support.maxTimeoutSec) {
+    d.notes.push(`${who} caps ${event} timeouts at ${support.maxTimeoutSec} s`);
+  }
+
+  const problem = translateMatcher(hook.matcher, event, support, agent, native, d);
+  if (problem) return omit(problem.capability, problem.detail);
+
+  d.native = native;
+  d.outcome = d.translations.length > 0 ? "translated" : "as-written";
+  return d;
+}
+
+function translateMatcher(
+  text: string | undefined,
+  event: string,
+  support: AgentManifest["hooks"]["events"][string] | undefined,
+  agent: AgentManifest,
+  native: NativeHook,
+  d: HookDecision,
+): { capability: string; detail?: string } | null {
+  const caps = agent.hooks;
+  if (text === undefined || text === "") return null;
+  // Pass-through agents read the neutral dialect itself: keep the text.
+  if (caps.passThroughUnknownEvents) {
+    native.matcherText = text;
+    native.matcher = parseNeutralMatcher(text);
+    return null;
+  }
+  const parsed = parseNeutralMatcher(text);
+  const kind = support?.matcher ?? neutralEvent(event)?.matcher ?? "none";
+  if (parsed.kind === "all") {
+    native.matcherText = text;
+    return null;
+  }
+  if (kind === "none") {
+    d.notes.push(`${event} takes no matcher; ${agent.displayName} ignores it`);
+    native.matcherText = text;
+    return null;
+  }
+  const capability = `matcher ${JSON.stringify(text)}`;
+  if (parsed.kind === "regex") {
+    const problem = regexProblem(parsed.source, caps.matcher.regex);
+    if (problem) return { capability, detail: `it ${problem}` };
+    native.matcher = parsed;
+    native.matcherText = text;
+    return null;
+  }
+
+  // An exact list: map each name to what this agent calls it.
+  const names: string[] = [];
+  const dropped: string[] = [];
+  for (const name of parsed.names) {
+    let mapped: string[];
+    if (kind === "tool") {
+      mapped = (NEUTRAL_TOOLS as readonly string[]).includes(name) ? (caps.tools[name] ?? []) : [name];
+    } else {
+      mapped = !support?.values || support.values.includes(name) ? [name] : [];
+    }
+    if (mapped.length === 0) dropped.push(name);
+    for (const m of mapped) if (!names.includes(m)) names.push(m);
+  }
+  if (names.length === 0) {
+    const what = kind === "tool" ? "tool" : `${event} ${kind}`;
+    return {
+      capability,
+      detail: `${agent.displayName} has no ${what} ${dropped.map((n) => JSON.stringify(n)).join(", ")}`,
+    };
+  }
+  native.matcher = { kind: "names", names };
+  const sameNames = names.length === parsed.names.length && names.every((n, i) => n === parsed.names[i]);
+  if (caps.matcher.regex === null) {
+    // Evaluated by kanon's own runtime for this agent: names are data, no text to write.
+    if (!sameNames)
+      d.translations.push(
+        `matcher ${JSON.stringify(text)} → ${names.map((n) => JSON.stringify(n)).join(", ")}`,
+      );
+  } else if (sameNames && isNativeList(text, names, caps.matcher)) {
+    native.matcherText = text;
+  } else {
+    native.matcherText = writeNames(names, caps.matcher);
+    d.translations.push(`matcher ${JSON.stringify(text)} → ${JSON.stringify(native.matcherText)}`);
+  }
+  if (dropped.length > 0) {
+    d.translations.push(
+      `${dropped.map((n) => JSON.stringify(n)).join(", ")} dropped from the matcher: ${agent.displayName} has no such ${kind === "tool" ? "tool" : kind}`,
+    );
+  }
+  return null;
+}
+
+/** `warning:` text for an implicit target that is left out. */
+export function omissionWarning(d: HookDecision): string {
+  const m = d.missing!;
+  return `hook ${JSON.stringify(d.hook.name)} is not rendered for ${d.agent}: ${m.capability} is not supported${m.detail ? ` (${m.detail})` : ""}`;
+}
+
+/** Validation error for an explicit target that cannot run the hook. */
+export function omissionError(d: HookDecision): string {
+  const m = d.missing!;
+  return `hook ${JSON.stringify(d.hook.name)} targets ${d.agent} but ${m.capability} is not supported for ${d.agent}${m.detail ? ` (${m.detail})` : ""}`;
+}

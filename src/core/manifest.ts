@@ -1,0 +1,180 @@
+/**
+ * The capability manifest: everything kanon knows about one agent, as data. Shared code (validate,
+ * render, the hook support check, status, import, the README tables) reads these records and never
+ * asks which agent it is looking at. Adding an agent means adding one folder under src/agents/ with a
+ * manifest and a small render function, and registering it in src/agents/index.ts.
+ */
+import type { McpServer } from "../source/model.js";
+import type { NativeHook } from "./hooks/support.js";
+import type { AgentId, MergeSpec, Scope } from "./types.js";
+
+/** Paths are relative to the user's home directory (user scope) or the project directory (project scope). */
+export interface ScopedPath {
+  user: string | null;
+  project: string | null;
+}
+
+export interface Verified {
+  /** Agent version the row was checked against, e.g. "2.1.332". */
+  version: string;
+  /** Date of the check (YYYY-MM-DD). */
+  date: string;
+  /** How: binary, source, docs, end-to-end run. */
+  how: string;
+}
+
+/** How an agent's matcher field is read. */
+export interface MatcherDialect {
+  /** Characters that separate an exact list of names, e.g. ["|", ","] for Claude, ["|"] for Codex. */
+  listSeparators: string[];
+  /** Whether spaces around list entries are ignored (`Bash, Edit`). */
+  trimsSpaces: boolean;
+  /** Regex flavour applied to anything that is not an exact list; null when kanon evaluates matchers itself. */
+  regex: "javascript" | "rust" | null;
+  /** Human description for the docs. */
+  notes: string;
+}
+
+/** What the agent does with a hook that asks to block (exit 2 on PreToolUse etc.). */
+export type BlockMode =
+  | { can: false }
+  | {
+      can: true;
+      /** How a hook blocks: exit status 2, a JSON decision on stdout, or a thrown error in a plugin. */
+      how: readonly ("exit2" | "json")[];
+      /** What blocking does, for the docs. */
+      effect: string;
+    };
+
+export interface EventSupport {
+  /** Native event name (a hooks.json key, a plugin hook, an event bus topic). */
+  native: string;
+  /** What `matcher` is tested against natively; "none" means the agent ignores it. */
+  matcher: "tool" | "source" | "trigger" | "reason" | "notification" | "agent" | "none";
+  /**
+   * For source/trigger/reason matchers: the values this agent emits. A neutral value missing here
+   * cannot match on this agent.
+   */
+  values?: string[];
+  block: BlockMode;
+  /** Whether hook output reaches the model, through which channel, and its size limit in characters. */
+  context: { channel: string; limit: number | null } | null;
+  /** Forced timeout ceiling in seconds for this event (Codex clamps SessionEnd/Interrupt to 3 s). */
+  maxTimeoutSec?: number;
+  /** True when the agent only observes the event (nothing the hook does changes the agent's course). */
+  observeOnly?: boolean;
+  notes?: string;
+}
+
+/** One neutral handler field and how this agent runs it. */
+export type FieldSupport =
+  | { support: "native"; notes?: string }
+  /** Rendered in another form that behaves the same (e.g. args → one POSIX-quoted command line). */
+  | { support: "translated"; how: string }
+  | { support: "none" };
+
+export interface HandlerSupport {
+  /** Neutral handler fields (besides type) → support. Missing fields are unsupported. */
+  fields: Record<string, FieldSupport>;
+  /** How the command is run, for the docs. */
+  runs: string;
+}
+
+export interface HookTimeouts {
+  /** Native unit of the timeout field. The neutral unit is seconds. */
+  unit: "s" | "ms";
+  defaultSec: number;
+}
+
+/** A condition outside kanon's control that must hold before the agent runs a rendered hook. */
+export interface Gate {
+  id: string;
+  /** Which scopes it applies to. */
+  scopes: Scope["kind"][];
+  description: string;
+}
+
+export interface HookCapabilities {
+  verified: Verified;
+  /** Destination of the hook file per scope (null: no hooks in that scope). */
+  file: ScopedPath;
+  /**
+   * Pass-through agents render events they do not list (Claude drops unknown entries one by one);
+   * other agents leave such hooks out.
+   */
+  passThroughUnknownEvents: boolean;
+  events: Record<string, EventSupport>;
+  handlers: Record<string, HandlerSupport>;
+  matcher: MatcherDialect;
+  timeouts: HookTimeouts;
+  /**
+   * Neutral tool name → the names this agent's matchers see for it. Absent: the agent has no such
+   * tool. An empty table entry list means the same.
+   */
+  tools: Record<string, string[]>;
+  gates: Gate[];
+  /** Free-form runtime notes for the README (shell, env, stdin). */
+  runtime: string[];
+}
+
+export interface SkillCapabilities {
+  root: ScopedPath;
+  /** How a git provider's child skill is named: `<provider>:<child>` or a slug of `<provider>-<child>`. */
+  providerNaming: "namespaced" | "slug";
+}
+
+export interface McpCapabilities {
+  file: ScopedPath;
+  /** Other file names holding the same document (e.g. opencode.jsonc), tried in order when the first is missing. */
+  alternatives?: ScopedPath[];
+  format: "json" | "jsonc" | "toml";
+  /** Top-level key whose entries are kanon's. */
+  key: string;
+}
+
+export interface AgentManifest {
+  id: AgentId;
+  displayName: string;
+  instructions: ScopedPath;
+  skills: SkillCapabilities;
+  mcp: McpCapabilities;
+  hooks: HookCapabilities;
+}
+
+/** A rendered native hook file. */
+export interface HookFile {
+  content: string;
+  /** For a co-owned file: the managed document and how it merges. */
+  managed?: Record<string, unknown>;
+  merge?: MergeSpec;
+}
+
+/** A rendered hook that the agent will not run yet because of a gate (e.g. Codex's review in /hooks). */
+export interface GatedHook {
+  gate: string;
+  hook: string;
+  event: string;
+  /** e.g. "new", "changed since it was trusted", "disabled". */
+  state: string;
+}
+
+export interface GateCheckInput {
+  /** The rendered hook file as it will be on disk. */
+  path: string;
+  content: string;
+  /** The hooks in that file, in file order. */
+  hooks: NativeHook[];
+  userHome: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** An agent = its manifest plus the few things data cannot say (native file formats). */
+export interface Agent {
+  manifest: AgentManifest;
+  /** One MCP server as this agent's native entry (the value under `manifest.mcp.key`). */
+  mcpServer(server: McpServer): Record<string, unknown>;
+  /** The native hook file for the hooks the support check let through; null when there are none. */
+  hookFile(hooks: NativeHook[]): HookFile | null;
+  /** Read-only check of the agent's own state for gated hooks (never writes it). */
+  gatedHooks?(input: GateCheckInput): Promise<{ hooks: GatedHook[]; warnings: string[] }>;
+}

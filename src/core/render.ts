@@ -1,0 +1,143 @@
+/**
+ * Source state → target state. A pure function: everything it needs was loaded into `Source`, and
+ * what each agent gets comes from its manifest plus its small native-format functions.
+ */
+import { join } from "node:path";
+import { encodeJson } from "../formats/json.js";
+import { encodeToml } from "../formats/toml.js";
+import { rewriteSkillName } from "../providers/frontmatter.js";
+import { namespacedSkillName, slugSkillName } from "../providers/name.js";
+import type { Source } from "../source/source.js";
+import { compareBytes } from "../source/tree.js";
+import type { HookDecision } from "./hooks/support.js";
+import { targetsAgent } from "./hooks/support.js";
+import type { Agent, ScopedPath } from "./manifest.js";
+import { KanonError, type Scope, type TargetFile } from "./types.js";
+
+const text = (s: string) => Buffer.from(s, "utf8");
+
+export interface RenderInput {
+  source: Source;
+  scope: Scope;
+  agents: readonly Agent[];
+  /** Hook decisions from validation (only rendered and translated ones are written). */
+  decisions: readonly HookDecision[];
+}
+
+export function renderAll(input: RenderInput): TargetFile[] {
+  const files: TargetFile[] = [];
+  for (const agent of input.agents) files.push(...renderAgent(agent, input));
+  return dedupeAndSort(files);
+}
+
+function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): TargetFile[] {
+  const m = agent.manifest;
+  const base = scope.kind === "user" ? scope.userHome : scope.dir;
+  const at = (p: ScopedPath): string | null => {
+    const rel = p[scope.kind];
+    return rel === null ? null : join(base, rel);
+  };
+  const out: TargetFile[] = [];
+
+  const instructionsPath = at(m.instructions);
+  if (source.instructions !== null && instructionsPath) {
+    out.push({ agent: m.id, path: instructionsPath, content: text(source.instructions), mode: 0o644 });
+  }
+
+  const skillRoot = at(m.skills.root);
+  if (skillRoot) out.push(...renderSkills(agent, source, skillRoot));
+
+  const mcpPath = at(m.mcp.file);
+  const servers = Object.entries(source.config.mcp.servers)
+    .filter(([, s]) => s.enabled !== false && targetsAgent(s.targets, m.id))
+    .sort(([a], [b]) => compareBytes(a, b));
+  if (mcpPath && servers.length > 0) {
+    const managed = {
+      [m.mcp.key]: Object.fromEntries(servers.map(([name, s]) => [name, agent.mcpServer(s)])),
+    };
+    const content = m.mcp.format === "toml" ? encodeToml(managed) : encodeJson(managed);
+    const alternatives = (m.mcp.alternatives ?? []).map(at).filter((p): p is string => p !== null);
+    out.push({
+      agent: m.id,
+      path: mcpPath,
+      content: text(content),
+      mode: 0o644,
+      merge: { kind: "entries", format: m.mcp.format, key: m.mcp.key },
+      managed,
+      ...(alternatives.length > 0 ? { alternatives } : {}),
+    });
+  }
+
+  const hookPath = at(m.hooks.file);
+  const natives = decisions.filter((d) => d.agent === m.id && d.native).map((d) => d.native!);
+  const hookFile = hookPath ? agent.hookFile(natives) : null;
+  if (hookPath && hookFile) {
+    out.push({
+      agent: m.id,
+      path: hookPath,
+      content: text(hookFile.content),
+      mode: 0o644,
+      ...(hookFile.merge ? { merge: hookFile.merge, managed: hookFile.managed ?? {} } : {}),
+    });
+  }
+  return out;
+}
+
+function renderSkills(agent: Agent, source: Source, root: string): TargetFile[] {
+  const id = agent.manifest.id;
+  const out: TargetFile[] = [];
+  const owners = new Map<string, string>();
+  const claim = (name: string, owner: string) => {
+    const prior = owners.get(name);
+    if (prior) throw new KanonError(`skill "${name}" from ${owner} duplicates ${prior}`);
+    owners.set(name, owner);
+  };
+  for (const skill of source.localSkills) {
+    if (!targetsAgent(skill.targets, id)) continue;
+    claim(skill.name, `skill "${skill.name}"`);
+    for (const f of skill.files)
+      out.push({ agent: id, path: join(root, skill.name, f.rel), content: f.content, mode: f.mode });
+  }
+  for (const provider of source.providers) {
+    if (!targetsAgent(provider.targets, id)) continue;
+    for (const child of provider.children) {
+      const name =
+        agent.manifest.skills.providerNaming === "slug"
+          ? slugSkillName(provider.name, child.name)
+          : namespacedSkillName(provider.name, child.name);
+      claim(name, `git skill provider "${provider.name}"`);
+      for (const f of child.files) {
+        const content =
+          f.rel === "SKILL.md"
+            ? text(rewriteSkillName(Buffer.from(f.content).toString("utf8"), name))
+            : f.content;
+        out.push({ agent: id, path: join(root, name, f.rel), content, mode: f.mode });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Two agents may render the same path (project AGENTS.md for Codex and OpenCode): identical files
+ * are kept once (the first agent's); different ones are an error. Sorted by path bytes, then agent.
+ */
+export function dedupeAndSort(files: TargetFile[]): TargetFile[] {
+  const byPath = new Map<string, TargetFile>();
+  for (const f of files) {
+    const prior = byPath.get(f.path);
+    if (!prior) {
+      byPath.set(f.path, f);
+      continue;
+    }
+    const same =
+      prior.mode === f.mode &&
+      JSON.stringify(prior.merge) === JSON.stringify(f.merge) &&
+      Buffer.compare(Buffer.from(prior.content), Buffer.from(f.content)) === 0;
+    if (!same)
+      throw new KanonError(
+        `multiple agents render different content for ${f.path} (${prior.agent} and ${f.agent})`,
+      );
+  }
+  return [...byPath.values()].sort((a, b) => compareBytes(a.path, b.path) || compareBytes(a.agent, b.agent));
+}

@@ -1,0 +1,55 @@
+/**
+ * Shared vocabulary of the pipeline: source state (the Kanon home) → target state (TargetFile[]) →
+ * destination state (files on disk). Nothing here does I/O.
+ */
+
+/** An agent's id as it appears in `targets:` and `--agent` (registered in src/agents/index.ts). */
+export type AgentId = string;
+
+export type Scope = { kind: "user"; userHome: string } | { kind: "project"; userHome: string; dir: string };
+
+/**
+ * How a co-owned destination file is merged. The rendered `content` is what a fresh file would hold;
+ * when the destination already exists, only `managed` changes inside it and every other byte stays.
+ */
+export type MergeSpec =
+  | {
+      /** Entries under `key` are kanon's by name: each one given in `managed[key]` replaces its namesake. */
+      kind: "entries";
+      format: "json" | "jsonc" | "toml";
+      key: string;
+    }
+  | {
+      /** The whole value of `key` is kanon's (Claude settings.json `hooks`). */
+      kind: "value";
+      format: "json" | "jsonc" | "toml";
+      key: string;
+    };
+
+export interface TargetFile {
+  agent: AgentId;
+  /** Absolute destination path. */
+  path: string;
+  content: Uint8Array;
+  /** Permission bits for a new file (an existing file keeps its own mode). */
+  mode: number;
+  /** Absent: kanon owns the whole file and replaces it. */
+  merge?: MergeSpec;
+  /** For merged files: the managed document, e.g. `{ mcpServers: { github: {...} } }`. */
+  managed?: Record<string, unknown>;
+  /**
+   * Other paths that hold the same co-owned document (e.g. opencode.jsonc for opencode.json): the
+   * first one of `[path, ...alternatives]` that exists is merged; a new file is created at `path`.
+   */
+  alternatives?: string[];
+}
+
+/** A warning collected while loading or rendering; printed as `warning: <message>`. */
+export interface Warning {
+  message: string;
+}
+
+/** One error line for the user; `KanonError`s are printed without a stack trace and exit 1. */
+export class KanonError extends Error {
+  override name = "KanonError";
+}

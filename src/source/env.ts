@@ -1,0 +1,33 @@
+/**
+ * `${NAME}` and `${NAME:-default}` references. kanon writes them verbatim for agents that expand
+ * them (Claude, Codex), converts them for OpenCode (`{env:NAME}`), and expands them itself only where
+ * it must act on the value (a git provider's URL).
+ */
+
+export const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+export interface EnvRef {
+  name: string;
+  /** undefined when the reference has no `:-default`. */
+  fallback: string | undefined;
+}
+
+export function envRefs(value: string): EnvRef[] {
+  const refs: EnvRef[] = [];
+  for (const m of value.matchAll(ENV_REF)) refs.push({ name: m[1]!, fallback: m[2] });
+  return refs;
+}
+
+/** Expand every reference: the variable if set and non-empty, else the default, else "". */
+export function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
+  return value.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
+    const v = env[name];
+    return v !== undefined && v !== "" ? v : (fallback ?? "");
+  });
+}
+
+/** The whole value is exactly one reference, e.g. `${TOKEN}` or `${TOKEN:-x}`. */
+export function wholeEnvRef(value: string): EnvRef | null {
+  const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/.exec(value);
+  return m ? { name: m[1]!, fallback: m[2] } : null;
+}

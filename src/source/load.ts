@@ -1,0 +1,99 @@
+/** Finding the Kanon home and reading kanon.yaml into a typed `KanonConfig`. */
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
+import { KanonError } from "../core/types.js";
+import { decodeYaml } from "./decode.js";
+import type { HookEntry, KanonConfig, McpServer, SkillEntry, SourcePosition } from "./model.js";
+import { kanonSchema, type Schema } from "./schema.js";
+
+export interface Paths {
+  /** The Kanon home (source state). */
+  home: string;
+  /** kanon.yaml (or --config). */
+  config: string;
+  /** The user's home directory (destinations of user scope). */
+  userHome: string;
+}
+
+/** `~` and `~/…` expand to the user's home. */
+export function expandTilde(p: string, userHome: string): string {
+  if (p === "~") return userHome;
+  if (p.startsWith("~/")) return join(userHome, p.slice(2));
+  return p;
+}
+
+/** Home: --home, else $KANON_HOME, else ~/.config/kanon; made absolute (the Go original left KANON_HOME relative). */
+export function resolvePaths(
+  flags: { home?: string; config?: string },
+  env: NodeJS.ProcessEnv,
+  userHome: string,
+  cwd: string,
+): Paths {
+  const raw = flags.home || env.KANON_HOME || join(userHome, ".config", "kanon");
+  const home = resolve(cwd, expandTilde(raw, userHome));
+  const config = flags.config ? resolve(cwd, expandTilde(flags.config, userHome)) : join(home, "kanon.yaml");
+  return { home, config, userHome };
+}
+
+/** The Go original's ResolvePath: `~` expands, absolute paths are kept, others join the home. */
+export function resolveHomePath(p: string, home: string, userHome: string): string {
+  const expanded = expandTilde(p, userHome);
+  return isAbsolute(expanded) ? resolve(expanded) : join(home, expanded);
+}
+
+export interface LoadedConfig {
+  paths: Paths;
+  config: KanonConfig;
+  warnings: string[];
+  positions: Map<string, SourcePosition>;
+}
+
+/** The config file does not exist (status treats this as "nothing to report"). */
+export class ConfigMissingError extends KanonError {}
+
+let cachedSchema: Schema | undefined;
+export function configSchema(agentIds: readonly string[]): Schema {
+  cachedSchema ??= kanonSchema(
+    [...agentIds],
+    NEUTRAL_EVENTS.map((e) => e.name),
+  );
+  return cachedSchema;
+}
+
+export async function loadConfig(paths: Paths, agentIds: readonly string[]): Promise<LoadedConfig> {
+  let text: string;
+  try {
+    text = await readFile(paths.config, "utf8");
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "ENOENT") {
+      throw new ConfigMissingError(
+        `open ${paths.config}: no such file or directory (run "kanon init" to create a Kanon home, or pass --home)`,
+      );
+    }
+    if (err.code === "EISDIR") throw new KanonError(`read ${paths.config}: is a directory`);
+    throw new KanonError(`open ${paths.config}: ${err.message}`);
+  }
+  const label = paths.config === join(paths.home, "kanon.yaml") ? "kanon.yaml" : paths.config;
+  const decoded = decodeYaml(text, label, configSchema(agentIds));
+  if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
+  return {
+    paths,
+    config: normalizeConfig((decoded.value ?? {}) as Partial<KanonConfig>),
+    warnings: decoded.warnings,
+    positions: decoded.positions,
+  };
+}
+
+/** Defaults of the Go original: a missing or zero version is 1; missing lists are empty. */
+export function normalizeConfig(raw: Partial<KanonConfig>): KanonConfig {
+  return {
+    version: raw.version || 1,
+    instructions: { files: raw.instructions?.files ?? [] },
+    skills: (raw.skills ?? []).map((s) => s ?? ({} as SkillEntry)),
+    mcp: { servers: (raw.mcp?.servers ?? {}) as Record<string, McpServer> },
+    hooks: (raw.hooks ?? []).map((h) => ({ ...(h ?? {}), name: h?.name ?? "" }) as HookEntry),
+    metadata: raw.metadata ?? {},
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The kanon.yaml document as loaded (after defaults, before env expansion). Field names are the YAML
+ * keys, so existing homes written for the Go original load unchanged.
+ */
+
+export interface KanonConfig {
+  version: number;
+  instructions: { files: string[] };
+  skills: SkillEntry[];
+  mcp: { servers: Record<string, McpServer> };
+  hooks: HookEntry[];
+  metadata: Record<string, string>;
+}
+
+export interface GitSource {
+  url: string;
+  ref: string;
+  subdir?: string;
+}
+
+export interface SkillEntry {
+  name?: string;
+  path?: string;
+  git?: GitSource;
+  include?: string[];
+  exclude?: string[];
+  targets?: string[];
+  enabled?: boolean;
+}
+
+export interface McpTool {
+  description?: string;
+  approval?: string;
+  approval_prompt?: string;
+}
+
+export interface McpServer {
+  type?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  env_vars?: string[];
+  url?: string;
+  headers?: Record<string, string>;
+  env_headers?: Record<string, string>;
+  bearer_token_env_var?: string;
+  startup_timeout_sec?: number;
+  tool_timeout_sec?: number;
+  enabled_tools?: string[];
+  disabled_tools?: string[];
+  default_approval?: string;
+  tools?: Record<string, McpTool>;
+  opencode_enabled?: boolean;
+  targets?: string[];
+  enabled?: boolean;
+}
+
+export interface HookEntry {
+  name: string;
+  /** Neutral (Claude-named) event; empty means `name` is the event, as in the Go original. */
+  event?: string;
+  matcher?: string;
+  type?: string;
+  command?: string;
+  args?: string[];
+  /** Seconds. */
+  timeout?: number;
+  async?: boolean;
+  targets?: string[];
+}
+
+/** Where a value came from in kanon.yaml, for `kanon.yaml:LINE:COL: …` messages. */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  col: number;
+}

@@ -1,0 +1,177 @@
+/**
+ * One schema definition for kanon.yaml, read three ways: to decode the YAML document with positions
+ * (type errors as `kanon.yaml:LINE:COL: …`, unknown keys as warnings), to generate the JSON Schema
+ * that editors use (`kanon schema`), and to document the fields. A small DSL rather than a general
+ * validation library because decoding must follow the YAML AST (for positions) and the Go original's
+ * coercions (any scalar into a string field, yes/no into booleans).
+ */
+
+export type Schema =
+  | { kind: "string"; description?: string; examples?: string[]; enum?: string[] }
+  | { kind: "int"; description?: string; minimum?: number }
+  | { kind: "bool"; description?: string }
+  | { kind: "array"; items: Schema; description?: string }
+  | { kind: "map"; values: Schema; description?: string }
+  | { kind: "object"; fields: Record<string, Schema>; description?: string; title?: string };
+
+const str = (description?: string, extra: { examples?: string[]; enum?: string[] } = {}): Schema => ({
+  kind: "string",
+  ...(description ? { description } : {}),
+  ...extra,
+});
+const int = (description: string): Schema => ({ kind: "int", description, minimum: 0 });
+const bool = (description: string): Schema => ({ kind: "bool", description });
+const list = (items: Schema, description?: string): Schema => ({
+  kind: "array",
+  items,
+  ...(description ? { description } : {}),
+});
+const map = (values: Schema, description?: string): Schema => ({
+  kind: "map",
+  values,
+  ...(description ? { description } : {}),
+});
+const obj = (fields: Record<string, Schema>, description?: string): Schema => ({
+  kind: "object",
+  fields,
+  ...(description ? { description } : {}),
+});
+
+/** Agent names accepted in `targets`; filled in from the agent registry by `kanonSchema`. */
+function targets(agentIds: string[]): Schema {
+  return list(
+    str(undefined, { enum: ["all", ...agentIds] }),
+    "Agents to render for: all (the default when omitted or empty) or agent names.",
+  );
+}
+
+export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
+  const t = targets(agentIds);
+  return {
+    kind: "object",
+    title: "kanon.yaml",
+    description: "A Kanon home: one neutral source for every coding agent's settings.",
+    fields: {
+      version: int("Schema version; 1 (the default when omitted)."),
+      instructions: obj(
+        {
+          files: list(
+            str(),
+            "Instruction files joined in order (paths relative to the Kanon home, absolute, or ~/…).",
+          ),
+        },
+        "Shared instructions rendered to AGENTS.md / CLAUDE.md.",
+      ),
+      skills: list(
+        obj({
+          name: str("Local: the skill name. Git: the provider namespace (default: derived from the URL)."),
+          path: str("Local skill source directory (default skills/<name>)."),
+          git: obj(
+            {
+              url: str("Repository URL; may use ${VAR} references."),
+              ref: str("Branch, tag or commit."),
+              subdir: str("Folder inside the repository that holds the skill directories."),
+            },
+            "A git skill provider: every skill directory in the repository (or subdir).",
+          ),
+          include: list(str(), "Git only: child skills to render, in this order."),
+          exclude: list(str(), "Git only: child skills to skip."),
+          targets: t,
+          enabled: bool("false skips the entry everywhere."),
+        }),
+        "Local skill overrides and git skill providers.",
+      ),
+      mcp: obj(
+        {
+          servers: map(
+            obj({
+              type: str("Claude transport type (default http with url, else stdio)."),
+              command: str("Command of a stdio server."),
+              args: list(str(), "Arguments of the command."),
+              env: map(str(), "Environment for the server; values may use ${VAR} or ${VAR:-default}."),
+              env_vars: list(str(), "Codex: environment variable names to forward."),
+              url: str("URL of a remote (streamable HTTP) server."),
+              headers: map(str(), "HTTP headers."),
+              env_headers: map(str(), "HTTP header → environment variable holding its value."),
+              bearer_token_env_var: str("Codex and OpenCode: environment variable holding a bearer token."),
+              startup_timeout_sec: int("Startup timeout in seconds."),
+              tool_timeout_sec: int("Codex: tool call timeout in seconds."),
+              enabled_tools: list(str(), "Codex: tools to enable."),
+              disabled_tools: list(str(), "Codex: tools to disable."),
+              default_approval: str("Codex: default tool approval."),
+              tools: map(
+                obj({
+                  description: str(),
+                  approval: str(),
+                  approval_prompt: str(),
+                }),
+                "Codex: per-tool settings.",
+              ),
+              opencode_enabled: bool("OpenCode's own enabled flag."),
+              targets: t,
+              enabled: bool("false: not rendered for any agent."),
+            }),
+            "MCP servers by name.",
+          ),
+        },
+        "MCP servers.",
+      ),
+      hooks: list(
+        obj({
+          name: str("Unique hook name (also the event when event is empty)."),
+          event: str("Neutral (Claude Code) event name.", { examples: hookEvents }),
+          matcher: str("Tool names (Bash|Edit), a regex, or a session source, depending on the event."),
+          type: str("Handler type (default command).", {
+            examples: ["command", "http", "mcp_tool", "prompt", "agent"],
+          }),
+          command: str("Shell command, or the executable when args is set."),
+          args: list(str(), "Arguments: run command directly with these (no shell)."),
+          timeout: int("Timeout in seconds."),
+          async: bool("Run in the background without waiting."),
+          targets: t,
+        }),
+        "Hooks in Claude Code's neutral shape, rendered where each agent can run them.",
+      ),
+      metadata: map(str(), "Free-form string metadata; never rendered."),
+    },
+  };
+}
+
+/** JSON Schema (draft 2020-12) for editors, generated from the same definition. */
+export function toJsonSchema(schema: Schema, root = true): Record<string, unknown> {
+  const out: Record<string, unknown> = root
+    ? { $schema: "https://json-schema.org/draft/2020-12/schema" }
+    : {};
+  if (schema.kind === "object" && schema.title) out.title = schema.title;
+  if (schema.description) out.description = schema.description;
+  switch (schema.kind) {
+    case "string":
+      if (schema.enum) out.enum = schema.enum;
+      else out.type = "string";
+      if (schema.examples) out.examples = schema.examples;
+      break;
+    case "int":
+      out.type = "integer";
+      if (schema.minimum !== undefined) out.minimum = schema.minimum;
+      break;
+    case "bool":
+      out.type = "boolean";
+      break;
+    case "array":
+      out.type = ["array", "null"];
+      out.items = toJsonSchema(schema.items, false);
+      break;
+    case "map":
+      out.type = ["object", "null"];
+      out.additionalProperties = toJsonSchema(schema.values, false);
+      break;
+    case "object":
+      out.type = ["object", "null"];
+      out.properties = Object.fromEntries(
+        Object.entries(schema.fields).map(([k, v]) => [k, toJsonSchema(v, false)]),
+      );
+      out.additionalProperties = false;
+      break;
+  }
+  return out;
+}

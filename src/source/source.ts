@@ -1,0 +1,149 @@
+/**
+ * Loading everything rendering needs into memory (instruction texts, skill files, provider trees), so
+ * that rendering itself is a pure function of the returned `Source`.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { KanonError } from "../core/types.js";
+import type { Lock } from "../providers/lock.js";
+import { materializeProviders, type ProviderSkills } from "../providers/materialize.js";
+import { statError } from "./fs-errors.js";
+import { type Paths, resolveHomePath } from "./load.js";
+import type { KanonConfig } from "./model.js";
+import { compareBytes, readTree, type TreeFile } from "./tree.js";
+
+export interface LocalSkill {
+  /** Render name: the directory name under skills/, or the config entry's name. */
+  name: string;
+  targets: string[] | undefined;
+  files: TreeFile[];
+}
+
+export interface Source {
+  paths: Paths;
+  config: KanonConfig;
+  /** Joined instructions, or null when there are none. */
+  instructions: string | null;
+  localSkills: LocalSkill[];
+  providers: ProviderSkills[];
+}
+
+export interface LoadSourceOptions {
+  lock: Lock | null;
+  env: NodeJS.ProcessEnv;
+  /** Progress lines for git fetches (only on a terminal). */
+  progress?: (line: string) => void;
+  /** Skip git providers (when no selected agent needs skills, nothing is fetched). */
+  providers?: boolean;
+}
+
+export async function loadSource(
+  config: KanonConfig,
+  paths: Paths,
+  options: LoadSourceOptions,
+): Promise<Source> {
+  const [instructions, localSkills, providers] = await Promise.all([
+    loadInstructions(config, paths),
+    loadLocalSkills(config, paths),
+    options.providers === false
+      ? Promise.resolve([])
+      : materializeProviders(paths.home, config, options.lock, options.env, { progress: options.progress }),
+  ]);
+  return { paths, config, instructions, localSkills, providers };
+}
+
+/** Go's strings.TrimSpace: Unicode white space, but not U+FEFF (which String.prototype.trim removes). */
+export function trimSpace(s: string): string {
+  return s.replace(
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    "",
+  );
+}
+
+/**
+ * Each file trimmed; joined with a blank line; a separator goes before every file once the text is
+ * non-empty (so an empty file in the middle leaves four newlines, as in the Go original).
+ */
+export function joinInstructions(texts: string[]): string | null {
+  let out = "";
+  for (const t of texts) {
+    if (out !== "") out += "\n\n";
+    out += trimSpace(t);
+  }
+  return out === "" ? null : `${out}\n`;
+}
+
+async function loadInstructions(config: KanonConfig, paths: Paths): Promise<string | null> {
+  const texts = await Promise.all(
+    config.instructions.files.map(async (rel) => {
+      const abs = resolveHomePath(rel, paths.home, paths.userHome);
+      try {
+        return await readFile(abs, "utf8");
+      } catch (e) {
+        throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
+      }
+    }),
+  );
+  return joinInstructions(texts);
+}
+
+/**
+ * Local skills (reference §4.3): directories under skills/ (sorted, with SKILL.md, not hidden, not
+ * symlinked) render under their directory name, adjusted by a config entry of the same name; config
+ * entries without a directory follow in name order. The last entry of a name wins.
+ */
+async function loadLocalSkills(config: KanonConfig, paths: Paths): Promise<LocalSkill[]> {
+  const entries = new Map<string, KanonConfig["skills"][number]>();
+  for (const s of config.skills) {
+    if (s.git) continue;
+    const name = (s.name ?? "").trim();
+    if (!name) {
+      if (s.enabled === false) continue;
+      throw new KanonError("skill name cannot be empty");
+    }
+    entries.set(name, s);
+  }
+
+  const skillsDir = join(paths.home, "skills");
+  const dirNames: string[] = [];
+  try {
+    for (const d of await readdir(skillsDir, { withFileTypes: true })) {
+      if (d.isDirectory() && !d.name.startsWith(".")) dirNames.push(d.name);
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new KanonError(`read ${skillsDir}: ${(e as Error).message}`);
+  }
+  dirNames.sort(compareBytes);
+  const withSkillMd = await Promise.all(
+    dirNames.map(async (n) => ((await stat(join(skillsDir, n, "SKILL.md")).catch(() => null)) ? n : null)),
+  );
+
+  const plan: { name: string; dir: string; targets: string[] | undefined }[] = [];
+  const seen = new Set<string>();
+  for (const name of withSkillMd) {
+    if (!name) continue;
+    seen.add(name);
+    const entry = entries.get(name);
+    if (entry?.enabled === false) continue;
+    const dir = entry?.path ? resolveHomePath(entry.path, paths.home, paths.userHome) : join(skillsDir, name);
+    plan.push({ name, dir, targets: entry?.targets });
+  }
+  for (const name of [...entries.keys()].sort(compareBytes)) {
+    const entry = entries.get(name)!;
+    if (seen.has(name) || entry.enabled === false) continue;
+    const dir = entry.path ? resolveHomePath(entry.path, paths.home, paths.userHome) : join(skillsDir, name);
+    const st = await stat(dir).catch((e) => {
+      throw new KanonError(`skill "${name}": ${statError(dir, e)}`);
+    });
+    if (!st.isDirectory()) throw new KanonError(`skill "${name}" path must be a directory`);
+    plan.push({ name, dir, targets: entry.targets });
+  }
+  return Promise.all(
+    plan.map(async (p) => ({
+      name: p.name,
+      targets: p.targets,
+      files: await readTree(p.dir, { followFileSymlinks: true }),
+    })),
+  );
+}

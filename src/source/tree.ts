@@ -1,0 +1,70 @@
+/** Reading a skill directory into memory, so that rendering stays a pure function of the source. */
+import { lstat, readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+
+export interface TreeFile {
+  /** Path relative to the tree root, `/`-separated. */
+  rel: string;
+  content: Uint8Array;
+  /** Permission bits (e.g. 0o755 for an executable script). */
+  mode: number;
+}
+
+export interface ReadTreeOptions {
+  /** Read symlinked files as the files they point to (local skills); otherwise see onSymlink. */
+  followFileSymlinks?: boolean;
+  /** Called for a symlink inside the tree that is not followed: return to skip it, or throw to reject the tree. */
+  onSymlink?: (rel: string) => void;
+  /** Called for a special file (socket, fifo, device). */
+  onSpecial?: (rel: string) => void;
+}
+
+/**
+ * Every regular file under `root` in lexical walk order (names sorted byte-wise at each level, as
+ * Go's filepath.WalkDir does, which the provider content hash depends on), skipping `.git` folders.
+ */
+export async function readTree(root: string, options: ReadTreeOptions = {}): Promise<TreeFile[]> {
+  const files: TreeFile[] = [];
+  const pending: Promise<void>[] = [];
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => compareBytes(a.name, b.name));
+    for (const entry of entries) {
+      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+      const abs = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name === ".git") continue;
+        await walk(abs, rel);
+      } else if (entry.isSymbolicLink()) {
+        const target = options.followFileSymlinks ? await stat(abs).catch(() => null) : null;
+        if (target?.isFile()) {
+          files.push({ rel, content: await readFile(abs), mode: target.mode & 0o777 });
+        } else {
+          options.onSymlink?.(rel);
+        }
+      } else if (entry.isFile()) {
+        const slot = files.length;
+        files.push({ rel, content: new Uint8Array(), mode: 0 });
+        pending.push(
+          Promise.all([readFile(abs), lstat(abs)]).then(([content, st]) => {
+            files[slot] = { rel, content, mode: st.mode & 0o777 };
+          }),
+        );
+      } else {
+        options.onSpecial?.(rel);
+      }
+    }
+  };
+  await walk(root, "");
+  await Promise.all(pending);
+  return files;
+}
+
+/** Byte-wise (UTF-8) string order, the order Go sorts strings in. */
+export function compareBytes(a: string, b: string): number {
+  if (a === b) return 0;
+  // UTF-16 order equals UTF-8 byte order except around surrogate pairs; compare bytes only then.
+  if (/[\ud800-\udfff]/.test(a) || /[\ud800-\udfff]/.test(b))
+    return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : 1;
+}

@@ -1,0 +1,145 @@
+/**
+ * Validation of the source state (reference §2.4, same messages and order), plus the hook
+ * capability check: a hook whose targets name an agent that cannot run it is an error; a hook that
+ * targets an agent only implicitly (targets omitted or `all`) is left out for it with a warning.
+ */
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import { decideHook, type HookDecision, omissionError, omissionWarning } from "../core/hooks/support.js";
+import type { Agent } from "../core/manifest.js";
+import type { Scope } from "../core/types.js";
+import { validateGitSkills } from "../providers/validate.js";
+import { envRefs } from "./env.js";
+import { statError } from "./fs-errors.js";
+import { type Paths, resolveHomePath } from "./load.js";
+import type { KanonConfig } from "./model.js";
+
+export interface Validation {
+  errors: string[];
+  /** Warnings about the source itself (hook omissions are derived from `decisions`, see hookWarnings). */
+  warnings: string[];
+  /** Every hook × targeted agent decision, in hook order then agent order. */
+  decisions: HookDecision[];
+}
+
+export async function validateConfig(
+  config: KanonConfig,
+  paths: Paths,
+  agents: readonly Agent[],
+  scope: Scope["kind"],
+  env: NodeJS.ProcessEnv,
+): Promise<Validation> {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const targetNames = new Set(["all", ...agents.map((a) => a.manifest.id)]);
+  const badTargets = (targets: string[] | undefined) => (targets ?? []).filter((t) => !targetNames.has(t));
+
+  if (config.version !== 1) errors.push(`unsupported version ${config.version}`);
+
+  const instructionChecks = config.instructions.files.map(async (rel) => {
+    if (!rel.trim()) return "instruction path cannot be empty";
+    const abs = resolveHomePath(rel, paths.home, paths.userHome);
+    try {
+      await stat(abs);
+      return null;
+    } catch (e) {
+      return `instruction "${rel}": ${statError(abs, e)}`;
+    }
+  });
+  for (const msg of await Promise.all(instructionChecks)) if (msg) errors.push(msg);
+
+  errors.push(...validateGitSkills(config, env));
+  const skillChecks = config.skills.map(async (skill) => {
+    if (skill.enabled === false || skill.git) return [];
+    const out: string[] = [];
+    const name = (skill.name ?? "").trim();
+    if (!name) return ["skill name cannot be empty"];
+    if (skill.include) out.push(`skill "${name}" cannot use include without git`);
+    if (skill.exclude) out.push(`skill "${name}" cannot use exclude without git`);
+    for (const t of badTargets(skill.targets)) out.push(`skill "${name}" has unsupported target "${t}"`);
+    const dir = skill.path
+      ? resolveHomePath(skill.path, paths.home, paths.userHome)
+      : join(paths.home, "skills", name);
+    const skillMd = join(dir, "SKILL.md");
+    try {
+      await stat(skillMd);
+    } catch (e) {
+      out.push(`skill "${name}": ${statError(skillMd, e)}`);
+    }
+    return out;
+  });
+  for (const msgs of await Promise.all(skillChecks)) errors.push(...msgs);
+
+  const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name, server] of servers) {
+    if (server.enabled === false) continue;
+    if (!name.trim()) {
+      errors.push("mcp server name cannot be empty");
+      continue;
+    }
+    for (const t of badTargets(server.targets))
+      errors.push(`mcp server "${name}" has unsupported target "${t}"`);
+    if (!server.url && !server.command) errors.push(`mcp server "${name}" requires url or command`);
+  }
+
+  const decisions: HookDecision[] = [];
+  config.hooks.forEach((hook, index) => {
+    if (!hook.name.trim()) {
+      errors.push("hook name cannot be empty");
+      return;
+    }
+    const bad = badTargets(hook.targets);
+    for (const t of bad) errors.push(`hook "${hook.name}" has unsupported target "${t}"`);
+    if (bad.length > 0) return;
+    for (const agent of agents) {
+      const d = decideHook(hook, index, agent.manifest, scope);
+      if (!d) continue;
+      decisions.push(d);
+      if (d.outcome === "omitted" && d.explicit) errors.push(omissionError(d));
+    }
+  });
+
+  warnings.push(...unsetEnvWarnings(config, env));
+  return { errors, warnings, decisions };
+}
+
+/**
+ * `${NAME}` references without a default whose variable is unset. kanon writes these values verbatim
+ * for the agent to expand, so an unset variable here is a warning (the Go original made it an error
+ * and also checked disabled servers); git URLs, which kanon expands itself, are checked as errors by
+ * the provider validation.
+ */
+function unsetEnvWarnings(config: KanonConfig, env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  const check = (label: string, value: string | undefined) => {
+    if (!value || value === "${REVIEW_SECRET}") return;
+    for (const ref of envRefs(value)) {
+      if (ref.fallback === undefined && !env[ref.name]) {
+        out.push(`${label} references unset environment variable ${ref.name}`);
+      }
+    }
+  };
+  for (const [name, s] of Object.entries(config.mcp.servers)) {
+    if (s.enabled === false) continue;
+    const base = `config.mcp.servers.${name}`;
+    check(`${base}.command`, s.command);
+    for (const [i, a] of (s.args ?? []).entries()) check(`${base}.args[${i}]`, a);
+    for (const [k, v] of Object.entries(s.env ?? {})) check(`${base}.env.${k}`, v);
+    check(`${base}.url`, s.url);
+    for (const [k, v] of Object.entries(s.headers ?? {})) check(`${base}.headers.${k}`, v);
+    for (const [k, v] of Object.entries(s.env_headers ?? {})) check(`${base}.env_headers.${k}`, v);
+  }
+  config.hooks.forEach((h, i) => {
+    check(`config.hooks[${i}].command`, h.command);
+    for (const [j, a] of (h.args ?? []).entries()) check(`config.hooks[${i}].args[${j}]`, a);
+  });
+  return out;
+}
+
+/** One `warning:` line per hook left out for an agent it targets implicitly, for the agents being rendered. */
+export function hookWarnings(decisions: readonly HookDecision[], agents: readonly Agent[]): string[] {
+  const ids = new Set(agents.map((a) => a.manifest.id));
+  return decisions
+    .filter((d) => d.outcome === "omitted" && !d.explicit && ids.has(d.agent))
+    .map(omissionWarning);
+}
