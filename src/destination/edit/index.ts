@@ -1,0 +1,1 @@
+export { mergeCoOwned } from "./merge.js";

@@ -1,0 +1,272 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` env references are data in these tests
+import { describe, expect, it } from "vitest";
+import { KanonError, type MergeSpec } from "../../../src/core/types.js";
+import { mergeCoOwned } from "../../../src/destination/edit/index.js";
+import { encodeToml, encodeTomlTable } from "../../../src/formats/toml.js";
+import { fixture, mergeChecked, replaceOnce } from "./support.js";
+
+const codex: MergeSpec = { kind: "entries", format: "toml", key: "mcp_servers" };
+const github = {
+  command: "github-mcp",
+  args: ["stdio"],
+  env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}" },
+  startup_timeout_sec: 20,
+};
+
+describe("Codex config.toml (mcp_servers by name)", () => {
+  const existing = fixture("codex-config.toml");
+
+  it("rewrites a changed server where it was, as go-toml would write it", () => {
+    const result = mergeChecked(existing, codex, { mcp_servers: { github } });
+    expect(result).toBe(
+      replaceOnce(
+        existing,
+        `[mcp_servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+startup_timeout_sec = 20
+# token comes from the shell
+[mcp_servers.github.env]
+GITHUB_PERSONAL_ACCESS_TOKEN = "\${GITHUB_TOKEN}"
+`,
+        `[mcp_servers.github]
+args = ['stdio']
+command = 'github-mcp'
+startup_timeout_sec = 20
+
+[mcp_servers.github.env]
+GITHUB_PERSONAL_ACCESS_TOKEN = '\${GITHUB_TOKEN}'
+`,
+      ),
+    );
+  });
+
+  it("rewrites a server written only as sub-tables, keeping the comment above it", () => {
+    const playwright = {
+      command: "npx",
+      args: ["@playwright/mcp"],
+      tools: { browser_navigate: { approval: "auto" } },
+    };
+    const result = mergeChecked(existing, codex, { mcp_servers: { playwright } });
+    expect(result).toBe(
+      replaceOnce(
+        existing,
+        `[mcp_servers.playwright.tools.browser_navigate]
+approval = "auto"
+
+[mcp_servers.playwright.tools.browser_click]
+approval = "prompt"
+`,
+        encodeTomlTable(["mcp_servers", "playwright"], playwright),
+      ),
+    );
+    expect(result).toContain(
+      "# Playwright only has per-tool settings, so it is written as sub-tables.\n[mcp_servers.playwright]\n",
+    );
+  });
+
+  it("adds a new server after the last mcp_servers table", () => {
+    const context = { command: "context-server", args: ["--stdio"], env: { PLAIN: "it's" } };
+    const result = mergeChecked(existing, codex, { mcp_servers: { context } });
+    expect(result).toBe(
+      replaceOnce(
+        existing,
+        `  "/home/dev/data/app.db",
+]
+`,
+        `  "/home/dev/data/app.db",
+]
+
+[mcp_servers.context]
+args = ['--stdio']
+command = 'context-server'
+
+[mcp_servers.context.env]
+PLAIN = "it's"
+`,
+      ),
+    );
+  });
+
+  it("changes one server and adds two in one merge", () => {
+    const a = { command: "a" };
+    const b = { url: "https://b.example.com/mcp" };
+    const result = mergeChecked(existing, codex, { mcp_servers: { github, b, a } });
+    const withGithub = mergeCoOwned(existing, codex, { mcp_servers: { github } }, "config.toml");
+    expect(result).toBe(
+      replaceOnce(
+        withGithub,
+        '"/home/dev/data/app.db",\n]\n',
+        `"/home/dev/data/app.db",\n]\n\n${encodeTomlTable(["mcp_servers", "a"], a)}\n${encodeTomlTable(["mcp_servers", "b"], b)}`,
+      ),
+    );
+  });
+
+  it("returns the very same string when the servers already match, whatever their quoting", () => {
+    const docs = { bearer_token_env_var: "DOCS_TOKEN", url: "https://docs.example.com/mcp" };
+    const sqlite = { command: "uvx", args: ["mcp-server-sqlite", "--db-path", "/home/dev/data/app.db"] };
+    expect(mergeCoOwned(existing, codex, { mcp_servers: { docs, sqlite } }, "config.toml")).toBe(existing);
+  });
+});
+
+describe("other legal forms of a server", () => {
+  const forms = fixture("codex-forms.toml");
+
+  it("rewrites top-level dotted keys as one inline table where they were", () => {
+    const dotted = { command: "dotted-server", args: ["--port", "9001"] };
+    const result = mergeChecked(forms, codex, { mcp_servers: { dotted } });
+    expect(result).toBe(
+      replaceOnce(
+        forms,
+        `mcp_servers.dotted.command = "dotted-server"
+mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
+`,
+        `mcp_servers.dotted = {args = ['--port', '9001'], command = 'dotted-server'}
+`,
+      ),
+    );
+  });
+
+  it("adds a server after the last table when mcp_servers also has dotted keys, without a [mcp_servers] header", () => {
+    const result = mergeChecked(forms, codex, { mcp_servers: { fresh: { command: "f" } } });
+    expect(result).toBe(`${forms}\n[mcp_servers.fresh]\ncommand = 'f'\n`);
+  });
+
+  it("rewrites a table and its sub-table", () => {
+    const inline = { command: "inline-server", env: { MODE: "dev" } };
+    const result = mergeChecked(forms, codex, { mcp_servers: { inline } });
+    expect(result).toBe(
+      replaceOnce(
+        forms,
+        "[mcp_servers.inline]\ncommand = \"inline-server\"\n\n[mcp_servers.inline.env]\nMODE = 'prod'\n",
+        "[mcp_servers.inline]\ncommand = 'inline-server'\n\n[mcp_servers.inline.env]\nMODE = 'dev'\n",
+      ),
+    );
+  });
+
+  it("replaces an inline table under [mcp_servers] in place and adds new servers as tables", () => {
+    const text =
+      '[mcp_servers]\ngithub = { command = "x" } # mine\nother = { command = "o" }\n\n[profiles.a]\nm = 1\n';
+    const result = mergeChecked(text, codex, {
+      mcp_servers: { github: { command: "y", args: [] }, zz: { url: "u" } },
+    });
+    expect(result).toBe(
+      "[mcp_servers]\ngithub = {args = [], command = 'y'} # mine\nother = { command = \"o\" }\n\n[mcp_servers.zz]\nurl = 'u'\n\n[profiles.a]\nm = 1\n",
+    );
+  });
+
+  it("edits inside a top-level mcp_servers inline table", () => {
+    const text = 'mcp_servers = { other = { command = "o" }, github = { command = "x" } }\n';
+    const result = mergeChecked(text, codex, {
+      mcp_servers: { github: { command: "y" }, new: { command: "n" } },
+    });
+    expect(result).toBe(
+      "mcp_servers = { other = { command = \"o\" }, github = {command = 'y'}, new = {command = 'n'} }\n",
+    );
+    expect(mergeChecked("mcp_servers = {}\n", codex, { mcp_servers: { a: { b: 1 } } })).toBe(
+      "mcp_servers = {a = {b = 1}}\n",
+    );
+  });
+
+  it("regroups a server spread over dotted keys inside an inline table", () => {
+    const text = 'mcp_servers = { github.command = "x", keep = {}, github.args = ["a"] }\n';
+    expect(mergeChecked(text, codex, { mcp_servers: { github: { command: "y" } } })).toBe(
+      "mcp_servers = { github = {command = 'y'}, keep = {} }\n",
+    );
+  });
+
+  it("rewrites dotted keys under [mcp_servers] and a sub-table defined elsewhere", () => {
+    const text =
+      '[mcp_servers]\ngithub.command = "x"\nother.command = "o"\n\n[mcp_servers.github.env]\nA = "1"\n';
+    const result = mergeChecked(text, codex, { mcp_servers: { github: { command: "y", env: { A: "2" } } } });
+    expect(result).toBe(
+      "[mcp_servers]\nother.command = \"o\"\n\n[mcp_servers.github]\ncommand = 'y'\n\n[mcp_servers.github.env]\nA = '2'\n",
+    );
+  });
+
+  it("rewrites a server whose tables are spread around the file where its first table was", () => {
+    const text =
+      '[mcp_servers.github.env]\nA = "1"\n\n[profiles.a]\nx = 1\n\n[mcp_servers.github]\ncommand = "c"\n\n[projects.b]\ny = 2\n';
+    const server = { command: "d", env: { A: "1" } };
+    expect(mergeChecked(text, codex, { mcp_servers: { github: server } })).toBe(
+      `${encodeTomlTable(["mcp_servers", "github"], server)}\n[profiles.a]\nx = 1\n\n[projects.b]\ny = 2\n`,
+    );
+  });
+});
+
+describe("layout details", () => {
+  it("adds mcp_servers at the end of a file that has none, with its header", () => {
+    const text = '# mine\nmodel = "x"\n\n[profiles.a]\nmodel = "y"\n';
+    const managed = { mcp_servers: { github } };
+    expect(mergeChecked(text, codex, managed)).toBe(`${text}\n${encodeToml(managed)}`);
+    expect(mergeChecked(`${text}\n`, codex, managed)).toBe(`${text}\n${encodeToml(managed)}`);
+  });
+
+  it("adds right under a bare [mcp_servers] header without a blank line", () => {
+    const text = "[mcp_servers]\n\n[profiles.a]\nx = 1\n";
+    expect(mergeChecked(text, codex, { mcp_servers: { s: { command: "c" } } })).toBe(
+      "[mcp_servers]\n[mcp_servers.s]\ncommand = 'c'\n\n[profiles.a]\nx = 1\n",
+    );
+  });
+
+  it("keeps CRLF line endings and a missing final newline", () => {
+    const text = 'a = 1\r\n\r\n[mcp_servers.github]\r\ncommand = "c"';
+    expect(mergeChecked(text, codex, { mcp_servers: { github: { command: "d", env: { K: "v" } } } })).toBe(
+      "a = 1\r\n\r\n[mcp_servers.github]\r\ncommand = 'd'\r\n\r\n[mcp_servers.github.env]\r\nK = 'v'",
+    );
+    expect(mergeChecked("a = 1", codex, { mcp_servers: { s: {} } })).toBe(
+      "a = 1\n\n[mcp_servers]\n[mcp_servers.s]",
+    );
+  });
+
+  it("replaces a whole table for the value kind", () => {
+    const spec: MergeSpec = { kind: "value", format: "toml", key: "hooks" };
+    const text = 'a = 1\n\n[hooks.state."x"]\nenabled = true\n\n[tui]\nn = 1\n';
+    expect(mergeChecked(text, spec, { hooks: { state: { y: { enabled: false } } } })).toBe(
+      "a = 1\n\n[hooks]\n[hooks.state]\n[hooks.state.y]\nenabled = false\n\n[tui]\nn = 1\n",
+    );
+  });
+});
+
+describe("empty files and errors", () => {
+  it("treats an empty or whitespace-only file as an empty document", () => {
+    const managed = { mcp_servers: { github } };
+    expect(mergeCoOwned("", codex, managed, "config.toml")).toBe(encodeToml(managed));
+    expect(mergeCoOwned("\n \n", codex, managed, "config.toml")).toBe(encodeToml(managed));
+  });
+
+  const failures: [string, string, string][] = [
+    [
+      "unparsable",
+      "mcp_servers = [",
+      "cannot parse ~/.codex/config.toml for merge: unfinished array encountered at 1:16",
+    ],
+    ["bad table", "[mcp_servers.a\n", "cannot parse ~/.codex/config.toml for merge:"],
+    ["not a table", "mcp_servers = 1\n", "cannot merge ~/.codex/config.toml: mcp_servers is not an object"],
+    [
+      "an array of tables",
+      "[[mcp_servers]]\na = 1\n",
+      "cannot merge ~/.codex/config.toml: mcp_servers is not an object",
+    ],
+    [
+      "an inline array",
+      'mcp_servers = ["a"]\n',
+      "cannot merge ~/.codex/config.toml: mcp_servers is not an object",
+    ],
+  ];
+  it.each(failures)("%s", (_name, text, message) => {
+    const merge = () => mergeCoOwned(text, codex, { mcp_servers: { github } }, "~/.codex/config.toml");
+    expect(merge).toThrow(KanonError);
+    expect(merge).toThrow(message);
+  });
+
+  it("refuses a managed server that is not a table", () => {
+    const merge = () => mergeCoOwned("a = 1\n", codex, { mcp_servers: { github: "x" } }, "config.toml");
+    expect(merge).toThrow("cannot merge config.toml: kanon's mcp_servers.github is not a table");
+  });
+
+  it("names the file, line and column of a parse error on one line", () => {
+    const merge = () => mergeCoOwned('model = "x"\n[a]\nb = \n', codex, { mcp_servers: {} }, "config.toml");
+    expect(merge).toThrow(/^cannot parse config.toml for merge: [^\n]+ at 3:\d+$/);
+  });
+});
