@@ -1,0 +1,114 @@
+/** render, diff and apply: the target state, its difference from disk, and writing it. */
+import type { TargetFile } from "../../core/types.js";
+import { applyChanges } from "../../destination/apply.js";
+import type { Change } from "../../destination/plan.js";
+import { type GlobalFlags, type Io, out } from "../context.js";
+import { changeDiff, PLAIN, paintFor, planDiff } from "../diff-text.js";
+import { loadPlan, loadRendered } from "../pipeline.js";
+
+export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
+  const r = await loadRendered(flags, io);
+  if (opts.json) {
+    out(io, jsonText({ files: r.files.map(fileJson), warnings: r.warnings }));
+    return;
+  }
+  out(io, renderListing(r.files));
+}
+
+/** `==> [agent] path` then the content, files separated by a blank line (the Go original's format). */
+export function renderListing(files: readonly TargetFile[]): string {
+  if (files.length === 0) return "No target files.\n";
+  return files
+    .map((f) => {
+      const body = Buffer.from(f.content).toString("utf8");
+      return `==> [${f.agent}] ${f.path}\n${body}${body !== "" && !body.endsWith("\n") ? "\n" : ""}`;
+    })
+    .join("\n");
+}
+
+function fileJson(f: TargetFile) {
+  const binary = Buffer.from(f.content).subarray(0, 8000).includes(0);
+  return {
+    agent: f.agent,
+    path: f.path,
+    mode: `0${f.mode.toString(8)}`,
+    ...(f.merge ? { merge: f.merge } : {}),
+    encoding: binary ? "base64" : "utf8",
+    content: Buffer.from(f.content).toString(binary ? "base64" : "utf8"),
+  };
+}
+
+export function changeJson(c: Change) {
+  return {
+    agent: c.file.agent,
+    path: c.path,
+    action: c.action,
+    mode: `0${c.mode.toString(8)}`,
+    diff: changeDiff(c, PLAIN).join("\n"),
+  };
+}
+
+export const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+export async function diffCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
+  const p = await loadPlan(flags, io);
+  if (opts.json) {
+    out(io, jsonText({ files: p.plan.changes.map(changeJson), warnings: p.warnings }));
+    return;
+  }
+  out(io, planDiff(p.plan.changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+}
+
+export async function applyCommand(
+  flags: GlobalFlags,
+  opts: { yes?: boolean; dryRun?: boolean },
+  io: Io,
+): Promise<void> {
+  const p = await loadPlan(flags, io);
+  const changes = p.plan.changes;
+  if (changes.length === 0) {
+    out(io, "No changes.\n");
+    return;
+  }
+  const paint = paintFor(io.stdout as NodeJS.WriteStream, io.env);
+  if (opts.dryRun) {
+    out(io, planDiff(changes, paint));
+    out(io, `Dry run: would apply ${changes.length} file change(s); nothing written.\n`);
+    return;
+  }
+  if (!opts.yes) {
+    out(io, planDiff(changes, paint));
+    out(io, "Apply these changes? [y/N] ");
+    const answer = (await readLine(io.stdin)).trim().toLowerCase();
+    if (answer !== "y" && answer !== "yes") {
+      out(io, "Apply cancelled.\n");
+      return;
+    }
+  }
+  await applyChanges(changes);
+  out(io, `Applied ${changes.length} file change(s).\n`);
+}
+
+/** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */
+function readLine(stdin: NodeJS.ReadStream): Promise<string> {
+  return new Promise((resolve) => {
+    let buffered = "";
+    const finish = (line: string) => {
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.off("error", onEnd);
+      stdin.pause();
+      resolve(line);
+    };
+    const onData = (chunk: Buffer | string) => {
+      buffered += chunk.toString();
+      const nl = buffered.indexOf("\n");
+      if (nl >= 0) finish(buffered.slice(0, nl));
+    };
+    const onEnd = () => finish(buffered);
+    stdin.on("data", onData);
+    stdin.on("end", onEnd);
+    stdin.on("error", onEnd);
+    stdin.resume();
+  });
+}

@@ -1,0 +1,15 @@
+/** `kanon validate`: the source state is valid (nothing is fetched or written). */
+import { mutableRefWarnings } from "../../providers/validate.js";
+import { hookWarnings } from "../../source/validate.js";
+import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { loadValidated } from "../pipeline.js";
+
+export async function validateCommand(flags: GlobalFlags, io: Io): Promise<void> {
+  const v = await loadValidated(flags, io, { checkAgent: false });
+  warn(io, [
+    ...v.validation.warnings,
+    ...mutableRefWarnings(v.loaded.config, v.lock, io.env),
+    ...hookWarnings(v.validation.decisions, v.agents),
+  ]);
+  out(io, "kanon.yaml is valid.\n");
+}

@@ -1,0 +1,60 @@
+/** The text of `kanon diff` (and the apply preview): git-style hunks per changed file. */
+import type { Change } from "../destination/plan.js";
+import { unifiedHunks } from "../destination/unified-diff.js";
+
+export interface Paint {
+  header(s: string): string;
+  hunk(s: string): string;
+  added(s: string): string;
+  removed(s: string): string;
+}
+
+const ESC = "\u001b[";
+export const COLOR: Paint = {
+  header: (s) => `${ESC}1m${s}${ESC}0m`,
+  hunk: (s) => `${ESC}36m${s}${ESC}0m`,
+  added: (s) => `${ESC}32m${s}${ESC}0m`,
+  removed: (s) => `${ESC}31m${s}${ESC}0m`,
+};
+export const PLAIN: Paint = { header: (s) => s, hunk: (s) => s, added: (s) => s, removed: (s) => s };
+
+/** Colour only on a terminal, and never when NO_COLOR is set (to anything, even empty). */
+export function paintFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Paint {
+  return stream.isTTY && env.NO_COLOR === undefined ? COLOR : PLAIN;
+}
+
+function isBinary(data: Uint8Array | null): boolean {
+  return !!data && data.subarray(0, 8000).includes(0);
+}
+
+export function changeDiff(change: Change, paint: Paint): string[] {
+  const oldName = change.action === "create" ? "/dev/null" : change.path;
+  const lines = [paint.header(`--- ${oldName}`), paint.header(`+++ ${change.path}`)];
+  if (change.beforeMode !== null && change.beforeMode !== change.mode) {
+    lines.push(`old mode ${octal(change.beforeMode)}`, `new mode ${octal(change.mode)}`);
+  }
+  if (isBinary(change.before) || isBinary(change.after)) {
+    lines.push(`Binary files ${change.path} differ`);
+    return lines;
+  }
+  const before = change.before ? Buffer.from(change.before).toString("utf8") : "";
+  const after = Buffer.from(change.after).toString("utf8");
+  const hunks = unifiedHunks(before, after);
+  if (hunks.length === 0 && before !== after) {
+    lines.push("Line endings differ; content differs only by line endings.");
+  }
+  for (const h of hunks) {
+    if (h.startsWith("@@")) lines.push(paint.hunk(h));
+    else if (h.startsWith("+")) lines.push(paint.added(h));
+    else if (h.startsWith("-")) lines.push(paint.removed(h));
+    else lines.push(h);
+  }
+  return lines;
+}
+
+const octal = (mode: number) => `100${mode.toString(8).padStart(3, "0")}`;
+
+export function planDiff(changes: readonly Change[], paint: Paint): string {
+  if (changes.length === 0) return "No changes.\n";
+  return `${changes.flatMap((c) => changeDiff(c, paint)).join("\n")}\n`;
+}

@@ -1,0 +1,81 @@
+/**
+ * The chain the commands share: resolve paths → load kanon.yaml → validate (hook decisions included)
+ * → load the lock → load the source → render → plan. Each command takes as much of it as it needs.
+ */
+import { resolve } from "node:path";
+import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
+import type { Agent } from "../core/manifest.js";
+import { renderAll } from "../core/render.js";
+import { KanonError, type Scope, type TargetFile } from "../core/types.js";
+import { type Plan, planChanges } from "../destination/plan.js";
+import { type Lock, loadLock } from "../providers/lock.js";
+import { type LoadedConfig, loadConfig, type Paths, resolvePaths } from "../source/load.js";
+import { loadSource } from "../source/source.js";
+import { hookWarnings, type Validation, validateConfig } from "../source/validate.js";
+import { type GlobalFlags, type Io, warn } from "./context.js";
+
+export interface Validated {
+  paths: Paths;
+  scope: Scope;
+  agents: Agent[];
+  loaded: LoadedConfig;
+  validation: Validation;
+  lock: Lock | null;
+}
+
+export function scopeOf(flags: GlobalFlags, io: Io): Scope {
+  return flags.project
+    ? { kind: "project", userHome: io.userHome, dir: resolve(io.cwd, flags.project) }
+    : { kind: "user", userHome: io.userHome };
+}
+
+export function pathsOf(flags: GlobalFlags, io: Io): Paths {
+  return resolvePaths(flags, io.env, io.userHome, io.cwd);
+}
+
+/**
+ * Load and validate. Warnings about the source are printed here (to stderr, before any error);
+ * `agents` limits the hook-omission warnings to the agents the command renders.
+ */
+export async function loadValidated(
+  flags: GlobalFlags,
+  io: Io,
+  options: { checkAgent: boolean },
+): Promise<Validated> {
+  const agents = options.checkAgent ? selectAgents(flags.agent) : [...AGENTS];
+  const paths = pathsOf(flags, io);
+  const scope = scopeOf(flags, io);
+  const loaded = await loadConfig(paths, AGENT_IDS);
+  warn(io, loaded.warnings);
+  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env);
+  if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
+  const lock = await loadLock(paths.home);
+  return { paths, scope, agents, loaded, validation, lock };
+}
+
+export interface Rendered extends Validated {
+  files: TargetFile[];
+  warnings: string[];
+}
+
+/** Through render: print the source and hook warnings, return the target state. */
+export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered> {
+  const v = await loadValidated(flags, io, { checkAgent: true });
+  const warnings = [...v.validation.warnings, ...hookWarnings(v.validation.decisions, v.agents)];
+  warn(io, warnings);
+  const progress = (io.stderr as NodeJS.WriteStream).isTTY
+    ? (line: string) => io.stderr.write(`${line}\n`)
+    : undefined;
+  const source = await loadSource(v.loaded.config, v.paths, {
+    lock: v.lock,
+    env: io.env,
+    ...(progress ? { progress } : {}),
+  });
+  const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });
+  return { ...v, files, warnings: [...v.loaded.warnings, ...warnings] };
+}
+
+export async function loadPlan(flags: GlobalFlags, io: Io): Promise<Rendered & { plan: Plan }> {
+  const r = await loadRendered(flags, io);
+  return { ...r, plan: await planChanges(r.files) };
+}

@@ -1,0 +1,118 @@
+/**
+ * README sections generated from the capability manifests, so the docs cannot disagree with what
+ * validate and render do. `npm run docs` rewrites them; a test fails when README.md is stale.
+ */
+
+import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
+import type { Agent, EventSupport, HookCapabilities } from "../core/manifest.js";
+
+const BEGIN = (name: string) => `<!-- BEGIN GENERATED: ${name} (npm run docs) -->`;
+const END = (name: string) => `<!-- END GENERATED: ${name} -->`;
+
+const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+const code = (s: string) => `\`${s}\``;
+
+function table(header: string[], rows: string[][]): string {
+  return [
+    `| ${header.join(" | ")} |`,
+    `| ${header.map(() => "---").join(" | ")} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+  ].join("\n");
+}
+
+function eventCell(e: EventSupport | undefined, caps: HookCapabilities): string {
+  if (!e) return caps.passThroughUnknownEvents ? "passed through (unknown)" : "—";
+  const parts = [code(e.native)];
+  if (e.block.can) parts.push("can block");
+  else if (e.observeOnly) parts.push("observe only");
+  if (e.maxTimeoutSec) parts.push(`timeout ≤ ${e.maxTimeoutSec} s`);
+  return parts.join(", ");
+}
+
+export function hookSupportTable(agents: readonly Agent[]): string {
+  const header = [
+    "Neutral event",
+    ...agents.map((a) => `${a.manifest.displayName} ${a.manifest.hooks.verified.version}`),
+  ];
+  const rows = NEUTRAL_EVENTS.map((ev) => [
+    `${code(ev.name)}: ${ev.purpose}`,
+    ...agents.map((a) => eventCell(a.manifest.hooks.events[ev.name], a.manifest.hooks)),
+  ]);
+  return table(header, rows);
+}
+
+export function hookDetailsTable(agents: readonly Agent[]): string {
+  const header = ["", ...agents.map((a) => a.manifest.displayName)];
+  const by = (f: (h: HookCapabilities) => string) => agents.map((a) => f(a.manifest.hooks));
+  const fields = (h: HookCapabilities) =>
+    Object.entries(h.handlers)
+      .map(([type, s]) => {
+        const fs = Object.entries(s.fields)
+          .filter(([, f]) => f.support !== "none")
+          .map(([name, f]) => (f.support === "translated" ? `${name} (translated: ${f.how})` : name));
+        return `${code(type)}: ${fs.join(", ")}`;
+      })
+      .join("; ");
+  const rows = [
+    [
+      "Hook file (user · project)",
+      ...by(
+        (h) =>
+          `${h.file.user ? code(`~/${h.file.user}`) : "—"} · ${h.file.project ? code(h.file.project) : "—"}`,
+      ),
+    ],
+    ["Handler types and fields", ...by(fields)],
+    ["How commands run", ...by((h) => Object.values(h.handlers)[0]?.runs ?? "—")],
+    ["Matcher", ...by((h) => h.matcher.notes)],
+    [
+      "Timeout",
+      ...by(
+        (h) => `${h.timeouts.unit === "s" ? "seconds" : "milliseconds"}, default ${h.timeouts.defaultSec} s`,
+      ),
+    ],
+    [
+      "Tools (neutral → native)",
+      ...by((h) =>
+        Object.entries(h.tools)
+          .map(([n, ids]) => (ids.length === 1 && ids[0] === n ? n : `${n} → ${ids.join("/")}`))
+          .join(", "),
+      ),
+    ],
+    [
+      "Gates",
+      ...by((h) =>
+        h.gates.length ? h.gates.map((g) => `${g.description} (${g.scopes.join(", ")})`).join("; ") : "none",
+      ),
+    ],
+    ["Verified", ...by((h) => `${h.verified.version}, ${h.verified.date}: ${h.verified.how}`)],
+  ];
+  return table(header, rows);
+}
+
+export function runtimeNotes(agents: readonly Agent[]): string {
+  return agents
+    .map((a) =>
+      [`**${a.manifest.displayName}**`, ...a.manifest.hooks.runtime.map((r) => `- ${r}`)].join("\n"),
+    )
+    .join("\n\n");
+}
+
+export function generatedSections(agents: readonly Agent[]): Record<string, string> {
+  return {
+    "hook-support": hookSupportTable(agents),
+    "hook-details": hookDetailsTable(agents),
+    "hook-runtime": runtimeNotes(agents),
+  };
+}
+
+/** README with every generated section replaced; throws if a marker is missing. */
+export function updateReadme(readme: string, sections: Record<string, string>): string {
+  let out = readme;
+  for (const [name, body] of Object.entries(sections)) {
+    const start = out.indexOf(BEGIN(name));
+    const end = out.indexOf(END(name));
+    if (start < 0 || end < start) throw new Error(`README.md has no generated section "${name}"`);
+    out = `${out.slice(0, start)}${BEGIN(name)}\n${body}\n${out.slice(end)}`;
+  }
+  return out;
+}

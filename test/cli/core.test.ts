@@ -1,0 +1,318 @@
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Sandbox, sandbox } from "../support/cli.js";
+
+let s: Sandbox;
+let kh: string;
+beforeEach(() => {
+  s = sandbox();
+  kh = join(s.work, "kanon-home");
+});
+afterEach(() => s.cleanup());
+
+const writeHome = (yaml: string, files: Record<string, string> = {}) => {
+  mkdirSync(kh, { recursive: true });
+  writeFileSync(join(kh, "kanon.yaml"), yaml);
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(join(kh, rel, ".."), { recursive: true });
+    writeFileSync(join(kh, rel), content);
+  }
+};
+const k = (...args: string[]) => s.run(["--home", kh, ...args]);
+const listFiles = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => !e.isDirectory())
+        .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+        .sort()
+    : [];
+
+describe("init", () => {
+  it("scaffolds the starter home and refuses to overwrite it without --force", () => {
+    const first = k("init");
+    expect(first).toMatchObject({ status: 0, stdout: `Initialized ${kh}\n` });
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+      "version: 1\ninstructions:\n  files:\n    - instructions/shared.md\nskills: []\nmcp:\n  servers: {}\nhooks: []\n",
+    );
+    expect(readFileSync(join(kh, "instructions/shared.md"), "utf8")).toBe(
+      "# Shared Agent Instructions\n\nKeep changes focused and explain tradeoffs clearly.\n",
+    );
+    expect(readFileSync(join(kh, ".gitignore"), "utf8")).toBe(".kanon/\n");
+    for (const d of ["skills", "hooks", ".kanon", ".git"])
+      expect(statSync(join(kh, d)).isDirectory()).toBe(true);
+    const again = k("init");
+    expect(again.status).toBe(1);
+    expect(again.stderr).toBe(`${join(kh, "kanon.yaml")} already exists; pass --force to overwrite\n`);
+    expect(k("init", "--force").status).toBe(0);
+  });
+
+  it("skips git init with --no-git", () => {
+    expect(k("init", "--no-git").status).toBe(0);
+    expect(existsSync(join(kh, ".git"))).toBe(false);
+  });
+});
+
+describe("validate, render, diff, apply on a new home", () => {
+  beforeEach(() => {
+    expect(k("init").status).toBe(0);
+  });
+
+  it("validates", () => {
+    expect(k("validate")).toMatchObject({ status: 0, stdout: "kanon.yaml is valid.\n", stderr: "" });
+  });
+
+  it("renders instructions for every agent", () => {
+    const r = k("render");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        `==> [claude] ${join(s.home, ".claude/CLAUDE.md")}`,
+        "# Shared Agent Instructions\n\nKeep changes focused and explain tradeoffs clearly.\n",
+        `==> [codex] ${join(s.home, ".codex/AGENTS.md")}`,
+        "# Shared Agent Instructions\n\nKeep changes focused and explain tradeoffs clearly.\n",
+        `==> [opencode] ${join(s.home, ".config/opencode/AGENTS.md")}`,
+        "# Shared Agent Instructions\n\nKeep changes focused and explain tradeoffs clearly.\n",
+      ].join("\n"),
+    );
+  });
+
+  it("renders one agent with --agent and rejects an unknown agent", () => {
+    expect(k("--agent", "codex", "render").stdout).toContain("==> [codex]");
+    expect(k("--agent", "codex", "render").stdout).not.toContain("==> [claude]");
+    expect(k("render", "--agent", "nope")).toMatchObject({ status: 1, stderr: 'unsupported agent "nope"\n' });
+  });
+
+  it("diffs as git-style hunks, applies after a yes, then has no changes", () => {
+    const diff = k("diff");
+    expect(diff.stdout).toContain(
+      `--- /dev/null\n+++ ${join(s.home, ".claude/CLAUDE.md")}\n@@ -0,0 +1,3 @@\n+# Shared Agent Instructions\n+\n+Keep changes`,
+    );
+    expect(diff.stdout).not.toContain("\u001b[");
+    const apply = s.run(["--home", kh, "apply"], { input: "y\n" });
+    expect(apply.stdout).toContain("Apply these changes? [y/N] Applied 3 file change(s).\n");
+    expect(readFileSync(join(s.home, ".codex/AGENTS.md"), "utf8")).toContain("Keep changes focused");
+    expect(k("diff").stdout).toBe("No changes.\n");
+    expect(k("apply", "--yes").stdout).toBe("No changes.\n");
+  });
+
+  it("cancels on anything but y or yes, including no input at all", () => {
+    for (const input of ["", "n\n", "nope\n"]) {
+      const r = s.run(["--home", kh, "apply"], { input });
+      expect(r.status).toBe(0);
+      expect(r.stdout.endsWith("Apply these changes? [y/N] Apply cancelled.\n")).toBe(true);
+    }
+    expect(listFiles(s.home)).toEqual([]);
+    expect(s.run(["--home", kh, "apply"], { input: " YES \n" }).stdout).toContain(
+      "Applied 3 file change(s).",
+    );
+  });
+
+  it("dry-runs without writing", () => {
+    const r = k("apply", "-n");
+    expect(r.stdout).toContain("+++ ");
+    expect(r.stdout.endsWith("Dry run: would apply 3 file change(s); nothing written.\n")).toBe(true);
+    expect(k("apply", "--dry-run").status).toBe(0);
+    expect(listFiles(s.home)).toEqual([]);
+  });
+
+  it("prints No target files. when nothing renders", () => {
+    writeFileSync(join(kh, "kanon.yaml"), "version: 1\n");
+    expect(k("render").stdout).toBe("No target files.\n");
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("shows git status and drift", () => {
+    const before = k("status");
+    expect(before.stdout).toContain("?? ");
+    expect(before.stdout).toContain("3 change(s), 0 conflict(s).\n");
+    k("apply", "--yes");
+    expect(k("status").stdout).toContain("No rendered file drift.\n");
+  });
+
+  it("answers --json for render, diff and status", () => {
+    const render = JSON.parse(k("render", "--json").stdout);
+    expect(render.files.map((f: { agent: string }) => f.agent)).toEqual(["claude", "codex", "opencode"]);
+    expect(render.warnings).toEqual([]);
+    const diff = JSON.parse(k("diff", "--json").stdout);
+    expect(diff.files[0]).toMatchObject({
+      agent: "claude",
+      action: "create",
+      path: join(s.home, ".claude/CLAUDE.md"),
+    });
+    const status = JSON.parse(k("status", "--json").stdout);
+    expect(status.drift).toEqual({ changes: 3, conflicts: 0 });
+  });
+});
+
+describe("status without a git home", () => {
+  it("says why git status is unavailable and still reports drift", () => {
+    writeHome("version: 1\n");
+    const r = k("status");
+    expect(r.stderr).toBe(`Git status unavailable: stat ${join(kh, ".git")}: no such file or directory\n`);
+    expect(r.stdout).toBe("No rendered file drift.\n");
+  });
+
+  it("is silent about drift when the home has no kanon.yaml", () => {
+    mkdirSync(kh);
+    expect(k("status")).toMatchObject({ status: 0, stdout: "" });
+  });
+});
+
+describe("bad input: one line naming the object, exit 1, nothing written", () => {
+  it("a missing kanon.yaml", () => {
+    const r = k("render");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      `open ${join(kh, "kanon.yaml")}: no such file or directory (run "kanon init" to create a Kanon home, or pass --home)\n`,
+    );
+  });
+
+  it("a YAML syntax error, with position", () => {
+    writeHome("version: 1\nhooks: [\n");
+    const r = k("validate");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^kanon\.yaml:\d+:\d+: /);
+  });
+
+  it("a wrong type", () => {
+    writeHome("version: 1\nhooks:\n  - name: a\n    timeout: soon\n");
+    expect(k("validate").stderr).toBe(
+      'kanon.yaml:4:14: hooks[0].timeout: expected an integer, got string "soon"\n',
+    );
+  });
+
+  it("an unknown key is a warning, not an error", () => {
+    writeHome("version: 1\nhoks: []\n");
+    expect(k("validate")).toMatchObject({
+      status: 0,
+      stdout: "kanon.yaml is valid.\n",
+      stderr: 'warning: kanon.yaml:2:1: unknown key "hoks" is ignored; did you mean "hooks"?\n',
+    });
+  });
+
+  it("missing instructions and skills, unknown targets, unsupported version: every error, one per line", () => {
+    writeHome(
+      "version: 2\ninstructions:\n  files: [instructions/missing.md, '']\nskills:\n  - name: ghost\n  - name: ''\nmcp:\n  servers:\n    empty: {}\n    t:\n      command: x\n      targets: [vim]\nhooks:\n  - name: ''\n  - name: h\n    targets: [emacs]\n",
+    );
+    const r = k("validate");
+    expect(r.status).toBe(1);
+    expect(r.stderr.split("\n")).toEqual([
+      "unsupported version 2",
+      `instruction "instructions/missing.md": stat ${join(kh, "instructions/missing.md")}: no such file or directory`,
+      "instruction path cannot be empty",
+      `skill "ghost": stat ${join(kh, "skills/ghost/SKILL.md")}: no such file or directory`,
+      "skill name cannot be empty",
+      'mcp server "empty" requires url or command',
+      'mcp server "t" has unsupported target "vim"',
+      "hook name cannot be empty",
+      'hook "h" has unsupported target "emacs"',
+      "",
+    ]);
+  });
+
+  it("an unparsable co-owned destination: error names the file and nothing is written", () => {
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\nmcp:\n  servers:\n    x:\n      command: y\n", {
+      "a.md": "A\n",
+    });
+    mkdirSync(join(s.home, ".codex"));
+    writeFileSync(join(s.home, ".codex/config.toml"), "mcp_servers = [\n");
+    const r = k("apply", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`cannot parse ${join(s.home, ".codex/config.toml")} for merge`);
+    expect(listFiles(s.home)).toEqual([".codex/config.toml"]);
+    expect(readFileSync(join(s.home, ".codex/config.toml"), "utf8")).toBe("mcp_servers = [\n");
+  });
+
+  it("a directory where a file should be", () => {
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "A\n" });
+    mkdirSync(join(s.home, ".claude/CLAUDE.md"), { recursive: true });
+    const r = k("apply", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`cannot write ${join(s.home, ".claude/CLAUDE.md")}: a directory is in the way\n`);
+    expect(listFiles(s.home)).toEqual([]);
+  });
+
+  it("a file where a directory should be: nothing is written", () => {
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "A\n" });
+    writeFileSync(join(s.home, ".config"), "not a directory");
+    const r = k("apply", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      `cannot write ${join(s.home, ".config/opencode/AGENTS.md")}: a parent of it is a file, not a directory\n`,
+    );
+    expect(listFiles(s.home)).toEqual([".config"]);
+  });
+});
+
+describe("destination safety", () => {
+  const mcpHome = () =>
+    writeHome(
+      "version: 1\nmcp:\n  servers:\n    github:\n      command: github-mcp\n      args: [stdio]\n      targets: [claude]\n",
+    );
+
+  it("keeps a 0600 ~/.claude.json at 0600 and every unmanaged byte", () => {
+    mcpHome();
+    const original =
+      '{\n    "numStartups": 12,\n    "mcpServers": {\n        "private": {"command": "mine"}\n    },\n    "theme": "dark"\n}\n';
+    writeFileSync(join(s.home, ".claude.json"), original, { mode: 0o600 });
+    chmodSync(join(s.home, ".claude.json"), 0o600);
+    expect(k("apply", "--yes").status).toBe(0);
+    const after = readFileSync(join(s.home, ".claude.json"), "utf8");
+    expect(statSync(join(s.home, ".claude.json")).mode & 0o777).toBe(0o600);
+    expect(
+      after.startsWith(
+        '{\n    "numStartups": 12,\n    "mcpServers": {\n        "private": {"command": "mine"},',
+      ),
+    ).toBe(true);
+    expect(after.endsWith('    },\n    "theme": "dark"\n}\n')).toBe(true);
+    expect(JSON.parse(after).mcpServers.github).toEqual({
+      type: "stdio",
+      command: "github-mcp",
+      args: ["stdio"],
+    });
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("updates a symlinked destination at its target", () => {
+    mcpHome();
+    const real = join(s.work, "dotfiles-claude.json");
+    writeFileSync(real, '{"theme": "light"}\n');
+    symlinkSync(real, join(s.home, ".claude.json"));
+    expect(k("apply", "--yes").status).toBe(0);
+    expect(lstatSync(join(s.home, ".claude.json")).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(real, "utf8"))).toMatchObject({
+      theme: "light",
+      mcpServers: { github: { command: "github-mcp" } },
+    });
+  });
+
+  it("leaves no temporary files behind", () => {
+    mcpHome();
+    k("apply", "--yes");
+    expect(listFiles(s.home).filter((f) => f.includes(".kanon-"))).toEqual([]);
+  });
+});
+
+describe("help, version and schema", () => {
+  it("prints help and version", () => {
+    expect(s.run(["--help"]).stdout).toContain("Manage coding-agent settings");
+    expect(s.run(["apply", "--help"]).stdout).toContain("--dry-run");
+    expect(s.run(["--version"]).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("prints the JSON Schema of kanon.yaml", () => {
+    const schema = JSON.parse(s.run(["schema"]).stdout);
+    expect(schema.properties.hooks.items.properties.event.type).toBe("string");
+  });
+});
