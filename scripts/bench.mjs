@@ -1,0 +1,149 @@
+// `npm run bench`: wall time and peak RSS of kanon on a small home (the example) and a large synthetic
+// one, next to bare `node -e 0` measured in the same run, checked against the budgets of the core issue.
+// Each command is measured by a tiny Python parent (os.wait4 gives the child's peak RSS exactly).
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const kanon = join(root, "dist/kanon.js");
+const RUNS = Number(process.env.BENCH_RUNS || 5);
+
+const MEASURE = `
+import os, sys, time, json
+t = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1); os.dup2(fd, 2)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "rss_mb": ru.ru_maxrss / 1024, "status": os.waitstatus_to_exitcode(status)}))
+`;
+
+function measure(argv, env) {
+  const out = execFileSync("python3", ["-c", MEASURE, ...argv], {
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    encoding: "utf8",
+  });
+  const r = JSON.parse(out);
+  if (r.status !== 0) throw new Error(`${argv.join(" ")} exited ${r.status}`);
+  return r;
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** Median wall time and the largest peak RSS over RUNS runs; `prepare` runs before each (not timed). */
+function bench(argv, env, prepare = () => {}) {
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) {
+    prepare();
+    runs.push(measure(argv, env));
+  }
+  return { ms: median(runs.map((r) => r.ms)), rss: Math.max(...runs.map((r) => r.rss_mb)) };
+}
+
+function largeHome(dir) {
+  mkdirSync(join(dir, "instructions"), { recursive: true });
+  const files = [];
+  for (let i = 0; i < 20; i++) {
+    const f = `instructions/part-${String(i).padStart(2, "0")}.md`;
+    writeFileSync(
+      join(dir, f),
+      `# Part ${i}\n\n${"Keep changes focused and explain tradeoffs clearly. ".repeat(40)}\n`,
+    );
+    files.push(f);
+  }
+  for (let s = 0; s < 300; s++) {
+    const skill = join(dir, "skills", `skill-${String(s).padStart(3, "0")}`);
+    mkdirSync(join(skill, "scripts"), { recursive: true });
+    writeFileSync(
+      join(skill, "SKILL.md"),
+      `---\nname: skill-${s}\ndescription: Synthetic skill ${s}.\n---\n\n# Skill ${s}\n\n${"Step. ".repeat(100)}\n`,
+    );
+    for (let f = 0; f < 3; f++)
+      writeFileSync(join(skill, `notes-${f}.md`), `notes ${s}/${f}\n${"x".repeat(2000)}\n`);
+    writeFileSync(join(skill, "scripts", "run.sh"), `#!/bin/sh\necho ${s}\n`, { mode: 0o755 });
+  }
+  const servers = [];
+  for (let m = 0; m < 200; m++) {
+    servers.push(
+      m % 2
+        ? `    server-${m}:\n      command: mcp-${m}\n      args: ["--stdio", "--id", "${m}"]\n      env:\n        TOKEN: \${TOKEN_${m}:-none}\n      startup_timeout_sec: 5`
+        : `    server-${m}:\n      url: https://mcp-${m}.example/mcp\n      headers:\n        X-Id: "${m}"\n      bearer_token_env_var: TOKEN_${m}`,
+    );
+  }
+  const events = ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "Stop"];
+  const hooks = [];
+  for (let h = 0; h < 1000; h++) {
+    const event = events[h % events.length];
+    const matcher = event.endsWith("ToolUse") ? `\n    matcher: ${h % 2 ? "Bash" : "Edit|Write"}` : "";
+    const args = h % 3 === 0 ? `\n    args: ["--id", "${h}", "it's a test"]` : "";
+    hooks.push(
+      `  - name: hook-${h}\n    event: ${event}${matcher}\n    command: /usr/local/bin/hook-${h % 7}${args}\n    timeout: ${5 + (h % 20)}`,
+    );
+  }
+  writeFileSync(
+    join(dir, "kanon.yaml"),
+    `version: 1\ninstructions:\n  files:\n${files.map((f) => `    - ${f}`).join("\n")}\nmcp:\n  servers:\n${servers.join("\n")}\nhooks:\n${hooks.join("\n")}\n`,
+  );
+}
+
+execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { stdio: "inherit" });
+const work = mkdtempSync(join(tmpdir(), "kanon-bench-"));
+try {
+  const large = join(work, "large-home");
+  largeHome(large);
+  const bare = bench(["node", "-e", "0"], {});
+  const results = [];
+  for (const [label, home] of [
+    ["small", join(root, "examples/home")],
+    ["large", large],
+  ]) {
+    const dest = join(work, `dest-${label}`);
+    const env = { HOME: dest };
+    const run = (...args) => ["node", kanon, "--home", home, ...args];
+    const fresh = () => {
+      rmSync(dest, { recursive: true, force: true });
+      mkdirSync(dest);
+    };
+    fresh();
+    const render = bench(run("render"), env);
+    const diff = bench(run("diff"), env);
+    const firstApply = bench(run("apply", "--yes"), env, fresh);
+    const noopApply = bench(run("apply", "--yes"), env);
+    results.push({ label, render, diff, firstApply, noopApply });
+  }
+  const row = (name, r) =>
+    `${name.padEnd(28)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rss.toFixed(0).padStart(6)} MB`;
+  console.log(`\nkanon benchmark (median of ${RUNS} runs, peak RSS of any run)\n`);
+  console.log(row("node -e 0", bare));
+  for (const r of results) {
+    console.log(row(`${r.label}: render`, r.render));
+    console.log(row(`${r.label}: diff`, r.diff));
+    console.log(row(`${r.label}: first apply`, r.firstApply));
+    console.log(row(`${r.label}: no-op apply`, r.noopApply));
+  }
+  const [small, big] = results;
+  const budgets = [
+    [`small diff ≤ 2 × node -e 0 (${(2 * bare.ms).toFixed(0)} ms)`, small.diff.ms <= 2 * bare.ms],
+    ["large render + diff ≤ 1500 ms", big.render.ms + big.diff.ms <= 1500],
+    ["large render/diff peak RSS ≤ 250 MB", Math.max(big.render.rss, big.diff.rss) <= 250],
+    ["large no-op apply ≤ 1500 ms", big.noopApply.ms <= 1500],
+  ];
+  console.log("\nbudgets");
+  for (const [name, ok] of budgets) console.log(`  ${ok ? "ok  " : "OVER"} ${name}`);
+  const pluginBench = join(root, "scripts/bench-opencode-plugin.mjs");
+  if (existsSync(pluginBench)) {
+    console.log("\nOpenCode plugin dispatch");
+    spawnSync(process.execPath, [pluginBench], { stdio: "inherit" });
+  }
+  if (budgets.some(([, ok]) => !ok)) process.exitCode = 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
