@@ -1,7 +1,8 @@
 // Bundles the CLI into one ESM file (fast start-up: one module to load, no resolution of node_modules).
-import { chmod, readFile } from "node:fs/promises";
+import { chmod, readFile, rm } from "node:fs/promises";
 import { build } from "esbuild";
 
+await rm("dist", { recursive: true, force: true });
 const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
 
 const common = {
@@ -21,10 +22,14 @@ const common = {
   mainFields: ["module", "main"],
 };
 
+// Code splitting: commands and rarely needed modules (the positional YAML decoder) are separate
+// chunks that load only when used.
 await build({
   ...common,
-  entryPoints: ["src/cli/bin.ts"],
-  outfile: "dist/kanon.js",
+  entryPoints: { kanon: "src/cli/bin.ts" },
+  outdir: "dist",
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   banner: { js: `#!/usr/bin/env node\n${common.banner.js}` },
 });
 await chmod("dist/kanon.js", 0o755);

@@ -17,7 +17,7 @@ export interface Io {
   userHome: string;
 }
 
-export function out(io: Io, text: string): void {
+export function out(io: Io, text: string | Uint8Array): void {
   io.stdout.write(text);
 }
 

@@ -1,65 +1,79 @@
 /**
  * Writing a plan. Every file is first written to a temporary file beside its destination (with its
  * final mode); only when all of them are ready are they renamed into place, so a failure leaves no
- * destination changed and no file is ever partially written.
+ * destination changed and no file is ever partially written. Co-owned files (which hold the user's
+ * own settings) are flushed to disk before the rename; kanon-owned files can always be rendered
+ * again, and flushing thousands of skill files one by one would cost seconds.
  */
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, rename, rmdir, stat, unlink } from "node:fs/promises";
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { KanonError } from "../core/types.js";
 import { osErrorText } from "../source/fs-errors.js";
-import { type Change, sha256 } from "./plan.js";
+import type { Change } from "./plan.js";
 
-export async function applyChanges(changes: readonly Change[]): Promise<void> {
+export function applyChanges(changes: readonly Change[]): void {
   const createdDirs: string[] = [];
+  const knownDirs = new Set<string>();
   const staged: { temp: string; change: Change }[] = [];
   try {
     for (const change of changes) {
-      await ensureDir(dirname(change.path), createdDirs);
+      ensureDir(dirname(change.path), createdDirs, knownDirs);
       const temp = join(
         dirname(change.path),
         `.${basename(change.path)}.kanon-${randomBytes(6).toString("hex")}.tmp`,
       );
       staged.push({ temp, change });
-      await writeFileDurably(temp, change.after, change.mode);
+      writeTemp(temp, change.after, change.mode, !!change.file.merge);
     }
-    for (const { change } of staged) await assertUnchanged(change);
+    for (const { change } of staged) assertUnchanged(change);
   } catch (e) {
-    await Promise.all(staged.map((s) => unlink(s.temp).catch(() => {})));
-    for (const d of createdDirs.reverse()) await rmdir(d).catch(() => {});
+    for (const s of staged) rmQuietly(() => unlinkSync(s.temp));
+    for (const d of createdDirs.reverse()) rmQuietly(() => rmdirSync(d));
     if (e instanceof KanonError) throw e;
     const err = e as NodeJS.ErrnoException;
     throw new KanonError(`cannot write ${err.path ?? "destination"}: ${osErrorText(e)}; nothing was written`);
   }
   for (const { temp, change } of staged) {
     try {
-      await rename(temp, change.path);
+      renameSync(temp, change.path);
     } catch (e) {
       throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}`);
     }
   }
 }
 
-async function writeFileDurably(path: string, data: Uint8Array, mode: number): Promise<void> {
-  const handle = await open(path, "wx", 0o600);
+function writeTemp(path: string, data: Uint8Array, mode: number, flush: boolean): void {
+  const fd = openSync(path, "wx", 0o600);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
+    let offset = 0;
+    while (offset < data.length) offset += writeSync(fd, data, offset);
+    if (flush) fsyncSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
-  await chmod(path, mode);
+  chmodSync(path, mode);
 }
 
 /** Create `dir` and missing parents, remembering which ones were created (removed again on failure). */
-async function ensureDir(dir: string, created: string[]): Promise<void> {
+function ensureDir(dir: string, created: string[], known: Set<string>): void {
+  if (known.has(dir)) return;
   const missing: string[] = [];
   let d = dir;
   for (;;) {
-    const st = await stat(d).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === "ENOENT") return null;
-      throw e;
-    });
+    const st = statSync(d, { throwIfNoEntry: false });
     if (st) {
       if (!st.isDirectory())
         throw new KanonError(`cannot write into ${d}: it is a file, not a directory; nothing was written`);
@@ -71,18 +85,28 @@ async function ensureDir(dir: string, created: string[]): Promise<void> {
     d = parent;
   }
   for (const m of missing.reverse()) {
-    await mkdir(m, { mode: 0o755 });
+    mkdirSync(m, { mode: 0o755 });
     created.push(m);
   }
+  known.add(dir);
 }
 
 /** Another program (often the agent itself) may have written a co-owned file since it was planned. */
-async function assertUnchanged(change: Change): Promise<void> {
+function assertUnchanged(change: Change): void {
   if (change.action !== "update" || !change.file.merge || !change.before) return;
-  const now = await readFile(change.path).catch(() => null);
-  if (!now || sha256(now) !== sha256(change.before)) {
+  let now: Buffer | null = null;
+  try {
+    now = readFileSync(change.path);
+  } catch {}
+  if (!now || !now.equals(change.before)) {
     throw new KanonError(
       `${change.path} changed while kanon was applying; nothing was written, run the command again`,
     );
   }
+}
+
+function rmQuietly(remove: () => void): void {
+  try {
+    remove();
+  } catch {}
 }

@@ -3,8 +3,7 @@
  * file is compared with its destination; co-owned files are merged first (only kanon's entries
  * change); nothing that stops being rendered is deleted.
  */
-import { createHash } from "node:crypto";
-import { lstat, readFile, realpath, stat } from "node:fs/promises";
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { KanonError, type TargetFile } from "../core/types.js";
 import { osErrorText } from "../source/fs-errors.js";
 import { mergeCoOwned } from "./edit/index.js";
@@ -25,31 +24,25 @@ export interface Plan {
   changes: Change[];
 }
 
-const CONCURRENCY = 32;
-
-export async function planChanges(files: readonly TargetFile[]): Promise<Plan> {
-  const results: (Change | null)[] = new Array(files.length).fill(null);
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const i = next++;
-      results[i] = await planFile(files[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, files.length) }, worker));
-  const changes = results.filter((c): c is Change => c !== null);
+/** Synchronous reads: thousands of small files are read several times faster than with promises. */
+export function planChanges(files: readonly TargetFile[]): Plan {
+  const changes: Change[] = [];
+  for (const file of files) {
+    const change = planFile(file);
+    if (change) changes.push(change);
+  }
   return { changes };
 }
 
-async function planFile(file: TargetFile): Promise<Change | null> {
-  const path = await chooseDestination(file);
+function planFile(file: TargetFile): Change | null {
+  const path = chooseDestination(file);
   let before: Buffer;
   let mode: number;
   try {
-    const st = await stat(path);
+    const st = statSync(path);
     if (st.isDirectory()) throw new KanonError(`cannot write ${path}: a directory is in the way`);
     mode = st.mode & 0o777;
-    before = await readFile(path);
+    before = readFileSync(path);
   } catch (e) {
     if (e instanceof KanonError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
@@ -68,17 +61,15 @@ async function planFile(file: TargetFile): Promise<Change | null> {
       throw new KanonError(`cannot write ${path}: a parent of it is a file, not a directory`);
     throw new KanonError(`read ${path}: ${osErrorText(e)}`);
   }
-  let after: Uint8Array = file.content;
-  if (file.merge) {
-    const merged = mergeCoOwned(before.toString("utf8"), file.merge, file.managed ?? {}, path);
-    after = Buffer.from(merged, "utf8");
-  }
+  const after = file.merge
+    ? Buffer.from(mergeCoOwned(before.toString("utf8"), file.merge, file.managed ?? {}, path), "utf8")
+    : file.content;
   // A co-owned file keeps its mode (a 0600 ~/.claude.json stays 0600); a kanon-owned one gets the rendered mode.
   const targetMode = file.merge ? mode : file.mode;
-  if (mode === targetMode && sha256(before) === sha256(after)) return null;
+  if (mode === targetMode && before.equals(after)) return null;
   return {
     file,
-    path: await resolveLink(path),
+    path: resolveLink(path),
     action: "update",
     before,
     after,
@@ -88,25 +79,12 @@ async function planFile(file: TargetFile): Promise<Change | null> {
 }
 
 /** For co-owned documents with alternative names (opencode.json / opencode.jsonc): the first that exists. */
-async function chooseDestination(file: TargetFile): Promise<string> {
-  for (const p of [file.path, ...(file.alternatives ?? [])]) {
-    if (
-      await lstat(p).then(
-        () => true,
-        () => false,
-      )
-    )
-      return p;
-  }
-  return file.path;
+function chooseDestination(file: TargetFile): string {
+  if (!file.alternatives) return file.path;
+  return [file.path, ...file.alternatives].find((p) => lstatSync(p, { throwIfNoEntry: false })) ?? file.path;
 }
 
 /** A destination that is a symlink is updated at its target. */
-async function resolveLink(path: string): Promise<string> {
-  const st = await lstat(path);
-  return st.isSymbolicLink() ? realpath(path) : path;
-}
-
-export function sha256(data: Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+function resolveLink(path: string): string {
+  return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
 }

@@ -103,6 +103,7 @@ function myers(a: string[], b: string[]): DiffLine[] {
 
 /** Hunks in unified format (without file headers); empty when the line sequences are equal. */
 export function unifiedHunks(before: string, after: string): string[] {
+  if (before === "" || after === "") return wholeFileHunk(before, after);
   const lines = diffLines(splitLines(before), splitLines(after));
   const changed: number[] = [];
   lines.forEach((l, i) => {
@@ -134,6 +135,21 @@ export function unifiedHunks(before: string, after: string): string[] {
         out.push(`${l.op}${l.text}`);
       }
     }
+  }
+  return out;
+}
+
+/** A created or emptied file: one hunk of additions or deletions, no diffing needed. */
+function wholeFileHunk(before: string, after: string): string[] {
+  const op = before === "" ? "+" : "-";
+  const lines = splitLines(before === "" ? after : before);
+  if (lines.length === 0) return [];
+  const out = [
+    op === "+" ? `@@ -0,0 +${range(0, lines.length)} @@` : `@@ -${range(0, lines.length)} +0,0 @@`,
+  ];
+  for (const l of lines) {
+    if (l.endsWith(NO_EOL)) out.push(`${op}${l.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file");
+    else out.push(`${op}${l}`);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
- * Decode a YAML document against a `Schema`, keeping positions: type errors become
- * `FILE:LINE:COL: path: …`, unknown keys become warnings naming the key path (a typo like `hoks:` must
- * not pass silently), and every decoded node's position is recorded for later messages.
+ * The exact, positional decoder: decodes the YAML AST against a `Schema` so that type errors become
+ * `FILE:LINE:COL: path: …` and unknown keys become warnings naming the key path (a typo like `hoks:`
+ * must not pass silently). decode.ts uses it whenever its fast path finds anything to report.
  */
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { SourcePosition } from "./model.js";
@@ -11,18 +11,16 @@ export interface Decoded {
   value: unknown;
   errors: string[];
   warnings: string[];
-  /** Position of every decoded node, keyed by its path (`hooks[1].timeout`). */
-  positions: Map<string, SourcePosition>;
 }
 
 /** Go yaml.v3 accepts these YAML 1.1 spellings when the target is a boolean. */
 const TRUE_WORDS = new Set(["y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"]);
 const FALSE_WORDS = new Set(["n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE"]);
 
-export function decodeYaml(text: string, file: string, schema: Schema): Decoded {
+export function decodePositional(text: string, file: string, schema: Schema): Decoded {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
-  const out: Decoded = { value: null, errors: [], warnings: [], positions: new Map() };
+  const out: Decoded = { value: null, errors: [], warnings: [] };
   if (doc.errors.length > 0) {
     for (const e of doc.errors) {
       const { line, col } = lineCounter.linePos(e.pos[0]);
@@ -50,7 +48,6 @@ export function decodeYaml(text: string, file: string, schema: Schema): Decoded 
     const node = resolve(doc, raw);
     if (!node || (isScalar(node) && node.value === null)) return undefined;
     const pos = at(node);
-    out.positions.set(path, pos);
     const fail = (expected: string) => {
       out.errors.push(`${where(pos)}: ${path || "document"}: expected ${expected}, got ${describe(node)}`);
       return undefined;

@@ -4,7 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
 import { KanonError } from "../core/types.js";
 import { decodeYaml } from "./decode.js";
-import type { HookEntry, KanonConfig, McpServer, SkillEntry, SourcePosition } from "./model.js";
+import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "./model.js";
 import { kanonSchema, type Schema } from "./schema.js";
 
 export interface Paths {
@@ -46,7 +46,6 @@ export interface LoadedConfig {
   paths: Paths;
   config: KanonConfig;
   warnings: string[];
-  positions: Map<string, SourcePosition>;
 }
 
 /** The config file does not exist (status treats this as "nothing to report"). */
@@ -76,13 +75,12 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
     throw new KanonError(`open ${paths.config}: ${err.message}`);
   }
   const label = paths.config === join(paths.home, "kanon.yaml") ? "kanon.yaml" : paths.config;
-  const decoded = decodeYaml(text, label, configSchema(agentIds));
+  const decoded = await decodeYaml(text, label, configSchema(agentIds));
   if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
   return {
     paths,
     config: normalizeConfig((decoded.value ?? {}) as Partial<KanonConfig>),
     warnings: decoded.warnings,
-    positions: decoded.positions,
   };
 }
 

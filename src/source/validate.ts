@@ -3,7 +3,7 @@
  * capability check: a hook whose targets name an agent that cannot run it is an error; a hook that
  * targets an agent only implicitly (targets omitted or `all`) is left out for it with a warning.
  */
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { decideHook, type HookDecision, omissionError, omissionWarning } from "../core/hooks/support.js";
 import type { Agent } from "../core/manifest.js";
@@ -40,7 +40,7 @@ export async function validateConfig(
     if (!rel.trim()) return "instruction path cannot be empty";
     const abs = resolveHomePath(rel, paths.home, paths.userHome);
     try {
-      await stat(abs);
+      statSync(abs);
       return null;
     } catch (e) {
       return `instruction "${rel}": ${statError(abs, e)}`;
@@ -62,7 +62,7 @@ export async function validateConfig(
       : join(paths.home, "skills", name);
     const skillMd = join(dir, "SKILL.md");
     try {
-      await stat(skillMd);
+      statSync(skillMd);
     } catch (e) {
       out.push(`skill "${name}": ${statError(skillMd, e)}`);
     }

@@ -1,9 +1,13 @@
+import fc from "fast-check";
+import { dump } from "js-yaml";
 import { describe, expect, it } from "vitest";
-import { decodeYaml } from "../../src/source/decode.js";
+import { stringify } from "yaml";
+import { decodeFast, decodeYaml } from "../../src/source/decode.js";
+import { decodePositional } from "../../src/source/decode-positional.js";
 import { kanonSchema, toJsonSchema } from "../../src/source/schema.js";
 
 const schema = kanonSchema(["codex", "claude", "opencode"], ["PreToolUse"]);
-const decode = (text: string) => decodeYaml(text, "kanon.yaml", schema);
+const decode = (text: string) => decodePositional(text, "kanon.yaml", schema);
 
 describe("kanon.yaml decoding", () => {
   it("reports YAML syntax errors as kanon.yaml:LINE:COL", () => {
@@ -51,13 +55,84 @@ describe("kanon.yaml decoding", () => {
     const d = decode("mcp:\n  servers:\n    a: &s\n      command: x\n    b: *s\n");
     expect(d.value).toEqual({ mcp: { servers: { a: { command: "x" }, b: { command: "x" } } } });
   });
+});
 
-  it("records positions of decoded values", () => {
-    expect(decode("hooks:\n  - name: a\n").positions.get("hooks[0].name")).toEqual({
-      file: "kanon.yaml",
-      line: 2,
-      col: 11,
+describe("the fast path", () => {
+  it("takes valid documents and hands anything to report to the positional decoder", async () => {
+    expect(decodeFast("version: 1\nhooks:\n  - name: a\n", schema)).toEqual({
+      version: 1,
+      hooks: [{ name: "a" }],
     });
+    for (const slow of [
+      "hoks: []\n",
+      "hooks: [\n",
+      "hooks:\n  - name: 42\n",
+      "hooks:\n  - async: yes\n",
+      "a: 1\na: 2\n",
+    ]) {
+      expect(typeof decodeFast(slow, schema), slow).toBe("symbol");
+    }
+    const reported = await decodeYaml("version: 1\nhoks: []\n", "kanon.yaml", schema);
+    expect(reported.warnings).toEqual([
+      'kanon.yaml:2:1: unknown key "hoks" is ignored; did you mean "hooks"?',
+    ]);
+  });
+
+  it("decodes every valid document exactly as the positional decoder does (property)", () => {
+    // Lines of only spaces inside block scalars are read differently by the two YAML libraries
+    // (js-yaml keeps the spaces beyond the indentation); real configs do not contain them.
+    const text = fc
+      .string({
+        unit: fc.constantFrom("a", "b", " ", ":", "#", "'", '"', "-", "$", "{", "}", "\n", "é", "1", "y"),
+      })
+      .filter((s) => !/\n *(\n|$)/.test(s));
+    const name = fc.stringMatching(/^[a-z][a-z0-9_.-]{0,8}$/);
+    const hook = fc.record(
+      {
+        name: text,
+        event: text,
+        matcher: text,
+        command: text,
+        args: fc.array(text, { maxLength: 3 }),
+        timeout: fc.nat(),
+        async: fc.boolean(),
+        targets: fc.subarray(["all", "codex", "claude", "opencode"]),
+      },
+      { requiredKeys: ["name"] },
+    );
+    const server = fc.record(
+      {
+        command: text,
+        args: fc.array(text, { maxLength: 3 }),
+        env: fc.dictionary(name, text, { maxKeys: 3 }),
+        url: text,
+        startup_timeout_sec: fc.nat(),
+        enabled: fc.boolean(),
+        opencode_enabled: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    );
+    const config = fc.record(
+      {
+        version: fc.constant(1),
+        instructions: fc.record({ files: fc.array(text, { maxLength: 3 }) }),
+        mcp: fc.record({ servers: fc.dictionary(name, server, { maxKeys: 3 }) }),
+        hooks: fc.array(hook, { maxLength: 3 }),
+        metadata: fc.dictionary(name, text, { maxKeys: 2 }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(config, fc.boolean(), (doc, useJsYaml) => {
+        const yamlText = useJsYaml ? dump(doc) : stringify(doc);
+        const exact = decodePositional(yamlText, "kanon.yaml", schema);
+        expect(exact.errors).toEqual([]);
+        const fast = decodeFast(yamlText, schema);
+        if (typeof fast !== "symbol") expect(fast).toEqual(exact.value);
+        expect(exact.value).toEqual(JSON.parse(JSON.stringify(doc)));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

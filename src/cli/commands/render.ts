@@ -15,15 +15,19 @@ export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }
   out(io, renderListing(r.files));
 }
 
-/** `==> [agent] path` then the content, files separated by a blank line (the Go original's format). */
-export function renderListing(files: readonly TargetFile[]): string {
-  if (files.length === 0) return "No target files.\n";
-  return files
-    .map((f) => {
-      const body = Buffer.from(f.content).toString("utf8");
-      return `==> [${f.agent}] ${f.path}\n${body}${body !== "" && !body.endsWith("\n") ? "\n" : ""}`;
-    })
-    .join("\n");
+/**
+ * `==> [agent] path` then the content, files separated by a blank line (the Go original's format).
+ * Built from the content bytes as they are: a large home renders megabytes of skill files.
+ */
+export function renderListing(files: readonly TargetFile[]): Buffer {
+  if (files.length === 0) return Buffer.from("No target files.\n");
+  const parts: Uint8Array[] = [];
+  const newline = Buffer.from("\n");
+  files.forEach((f, i) => {
+    parts.push(Buffer.from(`${i > 0 ? "\n" : ""}==> [${f.agent}] ${f.path}\n`), f.content);
+    if (f.content.length > 0 && f.content[f.content.length - 1] !== 0x0a) parts.push(newline);
+  });
+  return Buffer.concat(parts);
 }
 
 function fileJson(f: TargetFile) {
@@ -85,7 +89,7 @@ export async function applyCommand(
       return;
     }
   }
-  await applyChanges(changes);
+  applyChanges(changes);
   out(io, `Applied ${changes.length} file change(s).\n`);
 }
 
