@@ -1,0 +1,223 @@
+/**
+ * The only module that runs `git`. No shell is involved; a URL or ref always comes after `--` or is
+ * checked first so that git cannot read it as an option; prompts are off (a missing credential fails
+ * instead of hanging); the `ext::` transport, which runs commands, is refused. Everything git prints is
+ * redacted before it reaches an error message: credentials in a URL never appear in output.
+ */
+import { spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
+import { isImmutableRef, queryAndFragment, queryValues, rawUserinfo } from "./source.js";
+
+/** Variables that would point git at some other repository (e.g. when kanon runs inside a git hook). */
+const REPOSITORY_ENV = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+  "GIT_IMPLICIT_WORK_TREE",
+  "GIT_GRAFT_FILE",
+  "GIT_SHALLOW_FILE",
+  "GIT_NO_REPLACE_OBJECTS",
+  "GIT_REPLACE_REF_BASE",
+];
+
+/** Go's url.QueryEscape: everything but [A-Za-z0-9-_.~] percent-encoded, space as `+`. */
+function queryEscape(s: string): string {
+  return encodeURIComponent(s)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll("%20", "+");
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+const replaceAll = (text: string, secret: string): string =>
+  secret === "" ? text : text.split(secret).join("redacted");
+
+/**
+ * Remove the secrets of `url` from git output: the userinfo (whole, the password and the user name,
+ * raw and percent-decoded), then the whole URL, the raw query, each query value (raw and
+ * query-escaped) and the fragment. The conventional SSH user `git` is not a secret and is left alone
+ * (replacing it would mangle every mention of git in the output).
+ */
+export function redactOutput(url: string, output: string): string {
+  let out = output;
+  const userinfo = rawUserinfo(url);
+  if (userinfo !== null && userinfo !== "" && userinfo !== "git") {
+    const colon = userinfo.indexOf(":");
+    const user = colon >= 0 ? userinfo.slice(0, colon) : userinfo;
+    const password = colon >= 0 ? userinfo.slice(colon + 1) : "";
+    for (const secret of [userinfo, password, user]) {
+      out = replaceAll(out, secret);
+      out = replaceAll(out, safeDecode(secret));
+    }
+  }
+  if (url !== "") out = replaceAll(out, url);
+  const { query, fragment } = queryAndFragment(url);
+  if (query) {
+    out = replaceAll(out, query);
+    for (const value of queryValues(query)) {
+      if (value === "") continue;
+      out = replaceAll(out, value);
+      out = replaceAll(out, queryEscape(value));
+    }
+  }
+  if (fragment) {
+    out = replaceAll(out, fragment);
+    out = replaceAll(out, safeDecode(fragment));
+  }
+  return out;
+}
+
+/** The URL with its user, password, query values and fragment replaced by `redacted`, for display. */
+export function redactUrl(url: string): string {
+  let out = url;
+  const userinfo = rawUserinfo(url);
+  if (userinfo !== null && userinfo !== "" && userinfo !== "git") {
+    const scheme = url.indexOf("://");
+    const at = scheme >= 0 ? scheme + 3 : 2;
+    out = `${url.slice(0, at)}redacted${url.slice(at + userinfo.length)}`;
+  }
+  const hash = out.indexOf("#");
+  if (hash >= 0) out = `${out.slice(0, hash + 1)}redacted`;
+  const q = out.indexOf("?");
+  if (q >= 0) {
+    const end = out.indexOf("#", q);
+    const query = out.slice(q + 1, end >= 0 ? end : undefined);
+    const redacted = query
+      .split("&")
+      .map((pair) => {
+        const eq = pair.indexOf("=");
+        return eq >= 0 && eq < pair.length - 1 ? `${pair.slice(0, eq + 1)}redacted` : pair;
+      })
+      .join("&");
+    out = `${out.slice(0, q + 1)}${redacted}${end >= 0 ? out.slice(end) : ""}`;
+  }
+  return out;
+}
+
+/** A failed git command: `git <verb>: <exit status>: <redacted output>`. */
+export class GitError extends Error {
+  override name = "GitError";
+}
+
+export interface GitRun {
+  /** The expanded URL whose secrets are redacted from any output. */
+  url: string;
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env, GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never" };
+  for (const name of REPOSITORY_ENV) delete out[name];
+  return out;
+}
+
+/** Run `git <args>` and return its standard output; a failure is a GitError with redacted output. */
+export function runGit(args: readonly string[], run: GitRun): Promise<string> {
+  const verb = args[0] ?? "command";
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", ["-c", "protocol.ext.allow=never", ...args], {
+      cwd: run.cwd,
+      env: gitEnv(run.env),
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    const stdout: Buffer[] = [];
+    const combined: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => {
+      stdout.push(b);
+      combined.push(b);
+    });
+    child.stderr.on("data", (b: Buffer) => combined.push(b));
+    child.on("error", (e: NodeJS.ErrnoException) => {
+      const why = e.code === "ENOENT" ? 'exec: "git": executable file not found in $PATH' : e.message;
+      reject(new GitError(`git ${verb}: ${why}`));
+    });
+    child.on("close", (code, signal) => {
+      if (code === 0) {
+        resolve(Buffer.concat(stdout).toString("utf8"));
+        return;
+      }
+      const status = signal ? `signal: ${signal}` : `exit status ${code}`;
+      const output = redactOutput(run.url, Buffer.concat(combined).toString("utf8")).trim();
+      reject(new GitError(output ? `git ${verb}: ${status}: ${output}` : `git ${verb}: ${status}`));
+    });
+  });
+}
+
+/** Refs worth trying with a shallow fetch: names git would also accept as a fetch source. */
+const SIMPLE_REF = /^[A-Za-z0-9_][A-Za-z0-9._/-]*$/;
+
+function fastPathRef(ref: string): boolean {
+  if (isImmutableRef(ref)) return true;
+  return (
+    SIMPLE_REF.test(ref) &&
+    !ref.includes("..") &&
+    !ref.includes("//") &&
+    !ref.endsWith("/") &&
+    !ref.endsWith(".lock")
+  );
+}
+
+export interface CheckoutOptions {
+  url: string;
+  ref: string;
+  /** Directory to create the repository in (must not exist). */
+  dir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Put a working tree of `ref` (branch, tag, full or abbreviated SHA, anything `git checkout` takes) of
+ * `url` into `dir`, detached, and return the commit SHA.
+ *
+ * First a shallow fetch of just that ref (`git fetch --depth=1 -- <url> <ref>`): git matches the name
+ * against the remote's refs with the same precedence as `git checkout` (tags, then branches), and a full
+ * SHA is fetched directly. If that fails (an abbreviated SHA, `origin/x`, a server that refuses), a full
+ * clone follows, where the ref is resolved locally, then as `origin/<ref>` (so non-default branches
+ * work, unlike the Go original), and otherwise `git checkout` reports the error.
+ */
+export async function checkoutRef(opts: CheckoutOptions): Promise<string> {
+  const run: GitRun = { url: opts.url, env: opts.env };
+  const inRepo: GitRun = { ...run, cwd: opts.dir };
+  if (fastPathRef(opts.ref)) {
+    try {
+      await runGit(["init", "--quiet", "--", opts.dir], run);
+      await runGit(["fetch", "--quiet", "--depth=1", "--no-tags", "--", opts.url, opts.ref], inRepo);
+      const sha = (await runGit(["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"], inRepo)).trim();
+      await runGit(["checkout", "--quiet", "--detach", sha], inRepo);
+      return sha;
+    } catch {
+      await rm(opts.dir, { recursive: true, force: true });
+    }
+  }
+  await runGit(["clone", "--quiet", "--no-checkout", "--", opts.url, opts.dir], run);
+  let sha = "";
+  for (const candidate of [`${opts.ref}^{commit}`, `refs/remotes/origin/${opts.ref}^{commit}`]) {
+    try {
+      sha = (await runGit(["rev-parse", "--verify", "--quiet", candidate], inRepo)).trim();
+      break;
+    } catch {
+      // try the next spelling
+    }
+  }
+  if (sha === "") {
+    // Let git explain (e.g. "pathspec 'x' did not match any file(s) known to git").
+    await runGit(["checkout", "--quiet", "--detach", opts.ref], inRepo);
+    sha = (await runGit(["rev-parse", "HEAD"], inRepo)).trim();
+  } else {
+    await runGit(["checkout", "--quiet", "--detach", sha], inRepo);
+  }
+  return sha;
+}
