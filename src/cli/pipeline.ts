@@ -4,6 +4,7 @@
  */
 import { resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
+import { targetsAgent } from "../core/hooks/support.js";
 import type { Agent } from "../core/manifest.js";
 import { renderAll } from "../core/render.js";
 import { KanonError, type Scope, type TargetFile } from "../core/types.js";
@@ -66,9 +67,13 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
   const progress = (io.stderr as NodeJS.WriteStream).isTTY
     ? (line: string) => io.stderr.write(`${line}\n`)
     : undefined;
+  // Providers that no selected agent renders are neither fetched nor read.
+  const wanted = (targets: string[] | undefined) =>
+    v.agents.some((a) => targetsAgent(targets, a.manifest.id));
   const source = await loadSource(v.loaded.config, v.paths, {
     lock: v.lock,
     env: io.env,
+    wanted,
     ...(progress ? { progress } : {}),
   });
   const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });

@@ -33,8 +33,8 @@ export interface LoadSourceOptions {
   env: NodeJS.ProcessEnv;
   /** Progress lines for git fetches (only on a terminal). */
   progress?: (line: string) => void;
-  /** Skip git providers (when no selected agent needs skills, nothing is fetched). */
-  providers?: boolean;
+  /** Whether a provider is needed, given its targets: providers no selected agent renders are not fetched. */
+  wanted?: (targets: string[] | undefined) => boolean;
 }
 
 export async function loadSource(
@@ -45,9 +45,10 @@ export async function loadSource(
   const [instructions, localSkills, providers] = await Promise.all([
     loadInstructions(config, paths),
     loadLocalSkills(config, paths),
-    options.providers === false
-      ? Promise.resolve([])
-      : materializeProviders(paths.home, config, options.lock, options.env, { progress: options.progress }),
+    materializeProviders(paths.home, config, options.lock, options.env, {
+      ...(options.progress ? { progress: options.progress } : {}),
+      ...(options.wanted ? { wanted: options.wanted } : {}),
+    }),
   ]);
   return { paths, config, instructions, localSkills, providers };
 }

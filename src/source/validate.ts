@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { decideHook, type HookDecision, omissionError, omissionWarning } from "../core/hooks/support.js";
 import type { Agent } from "../core/manifest.js";
 import type { Scope } from "../core/types.js";
-import { validateGitSkills } from "../providers/validate.js";
+import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { envRefs } from "./env.js";
 import { statError } from "./fs-errors.js";
 import { type Paths, resolveHomePath } from "./load.js";
@@ -36,27 +36,36 @@ export async function validateConfig(
 
   if (config.version !== 1) errors.push(`unsupported version ${config.version}`);
 
-  const instructionChecks = config.instructions.files.map(async (rel) => {
-    if (!rel.trim()) return "instruction path cannot be empty";
+  for (const rel of config.instructions.files) {
+    if (!rel.trim()) {
+      errors.push("instruction path cannot be empty");
+      continue;
+    }
     const abs = resolveHomePath(rel, paths.home, paths.userHome);
     try {
       statSync(abs);
-      return null;
     } catch (e) {
-      return `instruction "${rel}": ${statError(abs, e)}`;
+      errors.push(`instruction "${rel}": ${statError(abs, e)}`);
     }
-  });
-  for (const msg of await Promise.all(instructionChecks)) if (msg) errors.push(msg);
+  }
 
-  errors.push(...validateGitSkills(config, env));
-  const skillChecks = config.skills.map(async (skill) => {
-    if (skill.enabled === false || skill.git) return [];
-    const out: string[] = [];
+  // Skills in config order, git providers and local entries interleaved as in the Go original.
+  const agentIds = agents.map((a) => a.manifest.id);
+  const providerNames = new Set<string>();
+  for (const skill of config.skills) {
+    if (skill.enabled === false) continue;
+    if (skill.git) {
+      errors.push(...gitSkillEntryErrors(skill, env, providerNames, agentIds));
+      continue;
+    }
     const name = (skill.name ?? "").trim();
-    if (!name) return ["skill name cannot be empty"];
-    if (skill.include) out.push(`skill "${name}" cannot use include without git`);
-    if (skill.exclude) out.push(`skill "${name}" cannot use exclude without git`);
-    for (const t of badTargets(skill.targets)) out.push(`skill "${name}" has unsupported target "${t}"`);
+    if (!name) {
+      errors.push("skill name cannot be empty");
+      continue;
+    }
+    if (skill.include) errors.push(`skill "${name}" cannot use include without git`);
+    if (skill.exclude) errors.push(`skill "${name}" cannot use exclude without git`);
+    for (const t of badTargets(skill.targets)) errors.push(`skill "${name}" has unsupported target "${t}"`);
     const dir = skill.path
       ? resolveHomePath(skill.path, paths.home, paths.userHome)
       : join(paths.home, "skills", name);
@@ -64,11 +73,9 @@ export async function validateConfig(
     try {
       statSync(skillMd);
     } catch (e) {
-      out.push(`skill "${name}": ${statError(skillMd, e)}`);
+      errors.push(`skill "${name}": ${statError(skillMd, e)}`);
     }
-    return out;
-  });
-  for (const msgs of await Promise.all(skillChecks)) errors.push(...msgs);
+  }
 
   const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [name, server] of servers) {
@@ -99,6 +106,7 @@ export async function validateConfig(
     }
   });
 
+  errors.push(...gitUrlEnvErrors(config, env));
   warnings.push(...unsetEnvWarnings(config, env));
   return { errors, warnings, decisions };
 }

@@ -152,6 +152,7 @@ export const opencodeHooks: HookCapabilities = {
     "one generated plugin, plugins/kanon-hooks.js, loaded by directory discovery on OpenCode 1 (server) and OpenCode 2 (setup); kanon never lists it in opencode.json",
     "stdin: one JSON object with hook_event_name, session_id and cwd; tool events add tool_name (OpenCode's own tool ID, as is: the shell tool is bash on OpenCode 1 and shell on OpenCode 2), tool_input (OpenCode's arguments, as is) and tool_use_id; PostToolUse adds tool_response, UserPromptSubmit prompt, SessionStart source, PostCompact trigger",
     "exit 2 on PreToolUse blocks that tool call with the hook's stderr as the message; every other failure (other exit codes, a timeout, a command that cannot start) is logged to OpenCode's stderr with a [kanon-hooks] prefix and blocks nothing",
+    "commands run with /bin/sh -c, or directly with no shell when args is set; timeout is in seconds and kills the hook's process group (SIGTERM, then SIGKILL after 2 s); async: true starts the hook and does not wait for it; Stop hooks are awaited before `opencode run` exits",
     "UserPromptSubmit, PostToolUse, Stop, SessionStart, PostCompact and Interrupt are observe-only on OpenCode",
     "hooks inherit OpenCode's environment; OpenCode 2 runs plugins in a shared background service unless started with --standalone, so give commands absolute paths",
   ],

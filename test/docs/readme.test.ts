@@ -1,0 +1,27 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { AGENTS } from "../../src/agents/index.js";
+import { generatedSections, updateReadme } from "../../src/docs/generate.js";
+import { ROOT } from "../support/cli.js";
+
+describe("README", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+
+  it("has the hook tables generated from the manifests (run `npm run docs` when this fails)", () => {
+    expect(updateReadme(readme, generatedSections(AGENTS))).toBe(readme);
+  });
+
+  it("names every agent's verified version in the support table", () => {
+    for (const a of AGENTS)
+      expect(readme).toContain(`${a.manifest.displayName} ${a.manifest.hooks.verified.version}`);
+  });
+
+  it("documents the two quick-start commands that .ci/run and package.json provide", () => {
+    expect(readme).toContain("npm ci && npm run example");
+    expect(readme).toContain("npm test ");
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    expect(pkg.scripts.example).toBeDefined();
+    expect(readFileSync(join(ROOT, ".ci/run"), "utf8")).toContain("npm test");
+  });
+});
