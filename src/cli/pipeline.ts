@@ -82,5 +82,5 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
 
 export async function loadPlan(flags: GlobalFlags, io: Io): Promise<Rendered & { plan: Plan }> {
   const r = await loadRendered(flags, io);
-  return { ...r, plan: planChanges(r.files) };
+  return { ...r, plan: await planChanges(r.files) };
 }

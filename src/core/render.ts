@@ -5,7 +5,6 @@
 import { join } from "node:path";
 import { encodeJson } from "../formats/json.js";
 import { encodeToml } from "../formats/toml.js";
-import { rewriteSkillNameBytes } from "../providers/frontmatter.js";
 import { namespacedSkillName, slugSkillName } from "../providers/name.js";
 import type { Source } from "../source/source.js";
 import { compareBytes } from "../source/tree.js";
@@ -107,7 +106,7 @@ function renderSkills(agent: Agent, source: Source, root: string): TargetFile[] 
           : namespacedSkillName(provider.name, child.name);
       claim(name, `git skill provider "${provider.name}"`);
       for (const f of child.files) {
-        const content = f.rel === "SKILL.md" ? rewriteSkillNameBytes(f.content, name) : f.content;
+        const content = f.rel === "SKILL.md" ? source.renameSkillMd!(f.content, name) : f.content;
         out.push({ agent: id, path: join(root, name, f.rel), content, mode: f.mode });
       }
     }

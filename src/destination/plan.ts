@@ -3,10 +3,12 @@
  * file is compared with its destination; co-owned files are merged first (only kanon's entries
  * change); nothing that stops being rendered is deleted.
  */
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { KanonError, type TargetFile } from "../core/types.js";
 import { osErrorText } from "../source/fs-errors.js";
-import { mergeCoOwned } from "./edit/index.js";
+import type { mergeCoOwned } from "./edit/index.js";
+
+type Merge = typeof mergeCoOwned;
 
 export interface Change {
   file: TargetFile;
@@ -24,18 +26,23 @@ export interface Plan {
   changes: Change[];
 }
 
-/** Synchronous reads: thousands of small files are read several times faster than with promises. */
-export function planChanges(files: readonly TargetFile[]): Plan {
+/**
+ * Synchronous reads: thousands of small files are read several times faster than with promises. The
+ * layout-preserving editors (and their parsers) load only when a co-owned file already exists.
+ */
+export async function planChanges(files: readonly TargetFile[]): Promise<Plan> {
   const changes: Change[] = [];
+  let merge: Merge | undefined;
   for (const file of files) {
-    const change = planFile(file);
+    const path = chooseDestination(file);
+    if (file.merge && !merge && existsSync(path)) merge = (await import("./edit/index.js")).mergeCoOwned;
+    const change = planFile(file, path, merge);
     if (change) changes.push(change);
   }
   return { changes };
 }
 
-function planFile(file: TargetFile): Change | null {
-  const path = chooseDestination(file);
+function planFile(file: TargetFile, path: string, merge: Merge | undefined): Change | null {
   let before: Buffer;
   let mode: number;
   try {
@@ -61,8 +68,10 @@ function planFile(file: TargetFile): Change | null {
       throw new KanonError(`cannot write ${path}: a parent of it is a file, not a directory`);
     throw new KanonError(`read ${path}: ${osErrorText(e)}`);
   }
+  if (file.merge && !merge)
+    throw new KanonError(`${path} appeared while kanon was planning; run the command again`);
   const after = file.merge
-    ? Buffer.from(mergeCoOwned(before.toString("utf8"), file.merge, file.managed ?? {}, path), "utf8")
+    ? Buffer.from(merge!(before.toString("utf8"), file.merge, file.managed ?? {}, path), "utf8")
     : file.content;
   // A co-owned file keeps its mode (a 0600 ~/.claude.json stays 0600); a kanon-owned one gets the rendered mode.
   const targetMode = file.merge ? mode : file.mode;

@@ -5,7 +5,8 @@
  * `...`). The body after the frontmatter is kept byte for byte.
  */
 import { KanonError } from "../core/types.js";
-import { decodeGoYamlMap, encodeGoYaml, GoYamlError } from "./goyaml.js";
+import { encodeGoYaml, GoYamlError } from "./goyaml.js";
+import { decodeGoYamlMap } from "./goyaml-decode.js";
 
 /** Go's strings.TrimSpace: Unicode white space, but not U+FEFF (which String.prototype.trim removes). */
 const GO_SPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";

@@ -11,11 +11,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
 import { KanonError } from "../core/types.js";
 import type { KanonConfig } from "../source/model.js";
 import { compareBytes } from "../source/tree.js";
-import { encodeGoYaml, type GoMap, type GoScalar, GoYamlError, resolveGoScalar } from "./goyaml.js";
+import { encodeGoYaml, type GoMap } from "./goyaml.js";
 import { materializeProvider, type ProviderIo, resolveProvider } from "./materialize.js";
 import { goQuote } from "./name.js";
 import {
@@ -43,7 +42,7 @@ export interface Lock {
   sources: LockEntry[];
 }
 
-const FIELDS = ["owner", "type", "url", "ref", "subdir", "resolved_ref", "content_sha256"] as const;
+export const FIELDS = ["owner", "type", "url", "ref", "subdir", "resolved_ref", "content_sha256"] as const;
 const LOCK_VERSION = 1;
 
 export const lockPath = (home: string): string => join(home, "kanon.lock");
@@ -78,85 +77,6 @@ export function validateLock(lock: Lock): string[] {
   return errors;
 }
 
-/**
- * Parse kanon.lock text as the Go original decodes it: unknown keys ignored, a missing field empty,
- * any scalar accepted as a string field. Throws KanonError on YAML or type errors.
- */
-export function parseLock(text: string): Lock {
-  const fail = (why: string): never => {
-    throw new KanonError(`kanon.lock: ${why}`);
-  };
-  const doc = parseDocument(text, { prettyErrors: false });
-  const error = doc.errors[0];
-  if (error) fail(`yaml: ${error.message.split("\n")[0]!.trim()}`);
-  const deref = (n: unknown): Node | null => {
-    const node = isAlias(n) ? (n.resolve(doc) as Node | undefined) : (n as Node | null | undefined);
-    return node ?? null;
-  };
-  const isNull = (n: Node | null) => n === null || (isScalar(n) && n.type === "PLAIN" && n.value === null);
-  const text$ = (n: Node | null, where: string): string => {
-    if (isNull(n)) return "";
-    if (!isScalar(n)) return fail(`${where} must be a string`);
-    return n.source ?? String(n.value);
-  };
-  const lock: Lock = { version: 0, sources: [] };
-  const root = deref(doc.contents);
-  if (isNull(root)) return lock;
-  if (!isMap(root)) return fail("the document must be a mapping");
-  for (const pair of root.items) {
-    const key = deref(pair.key);
-    const value = deref(pair.value);
-    const name = isScalar(key) ? String(key.value) : "";
-    if (name === "version") {
-      if (isNull(value)) continue;
-      if (!isScalar(value)) return fail("version must be an integer");
-      let v: GoScalar;
-      try {
-        v =
-          value.type === "PLAIN"
-            ? resolveGoScalar(value.tag ? String(value.tag) : "", value.source ?? "")
-            : String(value.value);
-      } catch (e) {
-        if (e instanceof GoYamlError) return fail(e.message);
-        throw e;
-      }
-      if (typeof v === "object" && v !== null && (v.kind === "int" || v.kind === "float")) {
-        lock.version = Math.trunc(Number(v.value));
-      } else fail("version must be an integer");
-    } else if (name === "sources") {
-      if (isNull(value)) continue;
-      if (!isSeq(value)) return fail("sources must be a list");
-      value.items.forEach((raw, i) => {
-        const item = deref(raw);
-        const entry: LockEntry = {
-          owner: "",
-          type: "",
-          url: "",
-          ref: "",
-          subdir: "",
-          resolved_ref: "",
-          content_sha256: "",
-        };
-        if (!isNull(item)) {
-          if (!isMap(item)) fail(`sources[${i}] must be a mapping`);
-          for (const field of (item as { items: { key: unknown; value: unknown }[] }).items) {
-            const k = deref(field.key);
-            const fieldName = isScalar(k) ? String(k.value) : "";
-            if ((FIELDS as readonly string[]).includes(fieldName)) {
-              entry[fieldName as (typeof FIELDS)[number]] = text$(
-                deref(field.value),
-                `sources[${i}].${fieldName}`,
-              );
-            }
-          }
-        }
-        lock.sources.push(entry);
-      });
-    }
-  }
-  return lock;
-}
-
 /** The lock at `<home>/kanon.lock`, or null when there is none; invalid content is an error. */
 export async function loadLock(home: string): Promise<Lock | null> {
   let text: string;
@@ -166,6 +86,7 @@ export async function loadLock(home: string): Promise<Lock | null> {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
   }
+  const { parseLock } = await import("./lock-parse.js");
   const lock = parseLock(text);
   const errors = validateLock(lock);
   if (errors.length > 0) throw new KanonError(errors.join("\n"));

@@ -26,6 +26,11 @@ export interface Source {
   instructions: string | null;
   localSkills: LocalSkill[];
   providers: ProviderSkills[];
+  /**
+   * Rewrites a provider skill's SKILL.md `name:` (a pure function; present when there are providers,
+   * so the YAML parser it needs is loaded only then).
+   */
+  renameSkillMd: ((skillMd: Uint8Array, renderName: string) => Uint8Array) | null;
 }
 
 export interface LoadSourceOptions {
@@ -50,7 +55,9 @@ export async function loadSource(
       ...(options.wanted ? { wanted: options.wanted } : {}),
     }),
   ]);
-  return { paths, config, instructions, localSkills, providers };
+  const renameSkillMd =
+    providers.length > 0 ? (await import("../providers/frontmatter.js")).rewriteSkillNameBytes : null;
+  return { paths, config, instructions, localSkills, providers, renameSkillMd };
 }
 
 /** Go's strings.TrimSpace: Unicode white space, but not U+FEFF (which String.prototype.trim removes). */

@@ -2,7 +2,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   compareGoKeys,
-  decodeGoYamlMap,
   encodeGoYaml,
   formatGoFloat,
   type GoMap,
@@ -10,6 +9,7 @@ import {
   parseGoTimestamp,
   resolveGoScalar,
 } from "../../src/providers/goyaml.js";
+import { decodeGoYamlMap } from "../../src/providers/goyaml-decode.js";
 
 const int = (v: number | bigint) => ({ kind: "int", value: BigInt(v) });
 const float = (value: number) => ({ kind: "float", value });

@@ -12,10 +12,10 @@ import {
   loadLock,
   lock,
   lockErrors,
-  parseLock,
   updateLock,
   writeLock,
 } from "../../src/providers/lock.js";
+import { parseLock } from "../../src/providers/lock-parse.js";
 import { cacheRoot, hasLiteralCredentials } from "../../src/providers/source.js";
 import type { SkillEntry } from "../../src/source/model.js";
 import { cleanupTemp, config, createRepo, skillMd, type TestRepo, tempDir, testEnv } from "./helpers.js";

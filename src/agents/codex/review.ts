@@ -6,7 +6,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GateCheckInput, GatedHook } from "../../core/manifest.js";
-import { codexHookTrust } from "./trust.js";
 
 const STATE_TEXT = {
   new: "new: not reviewed yet",
@@ -21,6 +20,7 @@ export async function codexGatedHooks(
   const codexHome = input.env.CODEX_HOME || join(input.userHome, ".codex");
   const configPath = join(codexHome, "config.toml");
   const configToml = await readFile(configPath, "utf8").catch(() => null);
+  const { codexHookTrust } = await import("./trust.js");
   const report = codexHookTrust({ hooks: input.content, hooksPath: input.path, configToml });
   const warnings: string[] = [];
   if (report.configError)
