@@ -297,6 +297,23 @@ describe("destination safety", () => {
     });
   });
 
+  it("shows and repairs a changed mode of a kanon-owned file", () => {
+    writeHome("version: 1\n", {
+      "skills/tool/SKILL.md": "---\nname: tool\n---\n",
+      "skills/tool/run.sh": "#!/bin/sh\n",
+    });
+    chmodSync(join(kh, "skills/tool/run.sh"), 0o755);
+    expect(k("apply", "--yes").status).toBe(0);
+    const script = join(s.home, ".claude/skills/tool/run.sh");
+    expect(statSync(script).mode & 0o777).toBe(0o755);
+    chmodSync(script, 0o644);
+    expect(k("--agent", "claude", "diff").stdout).toBe(
+      `--- ${script}\n+++ ${script}\nold mode 100644\nnew mode 100755\n`,
+    );
+    k("apply", "--yes");
+    expect(statSync(script).mode & 0o777).toBe(0o755);
+  });
+
   it("leaves no temporary files behind", () => {
     mcpHome();
     k("apply", "--yes");
