@@ -25,6 +25,7 @@ function eventCell(e: EventSupport | undefined, caps: HookCapabilities): string 
   const parts = [code(e.native)];
   if (e.block.can) parts.push("can block");
   else if (e.observeOnly) parts.push("observe only");
+  if (e.context) parts.push(`output reaches the model${e.context.limit ? ` (≤ ${e.context.limit})` : ""}`);
   if (e.maxTimeoutSec) parts.push(`timeout ≤ ${e.maxTimeoutSec} s`);
   return parts.join(", ");
 }

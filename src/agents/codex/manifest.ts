@@ -8,6 +8,8 @@ const VERIFIED = {
 };
 
 const observe = { can: false } as const;
+/** Codex's default `additionalContextLimit` (a handler may raise it; kanon does not write the field). */
+const ADDITIONAL_CONTEXT_LIMIT = 2500;
 const block = (effect: string) => ({ can: true, how: ["exit2", "json"], effect }) as const;
 
 const events: Record<string, EventSupport> = {
@@ -16,26 +18,26 @@ const events: Record<string, EventSupport> = {
     matcher: "source",
     values: ["startup", "resume", "clear", "compact", "fork"],
     block: observe,
-    context: { channel: "stdout or additionalContext (developer message)", limit: null },
+    context: { channel: "stdout or additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
     observeOnly: true,
   },
   UserPromptSubmit: {
     native: "UserPromptSubmit",
     matcher: "none",
     block: block("the turn is blocked before any model request"),
-    context: { channel: "additionalContext (developer message)", limit: null },
+    context: { channel: "additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
   },
   PreToolUse: {
     native: "PreToolUse",
     matcher: "tool",
     block: block("the tool call is blocked; stderr becomes the tool output the model sees"),
-    context: { channel: "additionalContext (developer message)", limit: null },
+    context: { channel: "additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
   },
   PostToolUse: {
     native: "PostToolUse",
     matcher: "tool",
     block: block("the tool output sent to the model is replaced by stderr"),
-    context: { channel: "additionalContext", limit: null },
+    context: { channel: "additionalContext", limit: ADDITIONAL_CONTEXT_LIMIT },
   },
   Stop: {
     native: "Stop",
