@@ -20,7 +20,9 @@ import { ROOT, removeTempDirs, tempDir } from "./helpers.js";
 afterAll(removeTempDirs);
 
 const VERSION = "1.18.33";
-const INSTALL = join(ROOT, ".cache/agents", `opencode@${VERSION}`, "node_modules");
+/** Where `npm run test:agents` installs agents (KANON_AGENTS_CACHE, default .cache/agents). */
+const AGENTS_CACHE = process.env.KANON_AGENTS_CACHE || join(ROOT, ".cache/agents");
+const INSTALL = join(AGENTS_CACHE, `opencode@${VERSION}`, "node_modules");
 
 /** The platform binary (the opencode-ai wrapper needs its postinstall, which a cache install may skip). */
 function findOpenCode(): string | undefined {
@@ -41,7 +43,7 @@ function findOpenCode(): string | undefined {
 const BIN = findOpenCode();
 const SKIP = BIN
   ? ""
-  : ` (skipped: OpenCode ${VERSION} is not installed under .cache/agents/opencode@${VERSION}` +
+  : ` (skipped: OpenCode ${VERSION} is not installed under ${AGENTS_CACHE}/opencode@${VERSION}` +
     `${process.env.KANON_OPENCODE_BIN ? " and KANON_OPENCODE_BIN does not exist" : ""}; see this file's header)`;
 
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -1,0 +1,112 @@
+// Claude Code: Anthropic Messages over SSE, hooks in settings.json (user and project).
+
+import { join } from "node:path";
+import { installAgent, isMusl, platformKey } from "../lib/install.js";
+import type { AgentDriver, FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
+
+const VERSION = "2.1.332";
+
+function nativePackage(): string {
+  return `@anthropic-ai/claude-code-${platformKey()}${isMusl() ? "-musl" : ""}`;
+}
+
+export const claude: AgentDriver = {
+  id: "claude",
+  title: "Claude Code",
+  pkg: "@anthropic-ai/claude-code",
+  version: VERSION,
+  scopes: ["user", "project"],
+  protocol: "anthropic",
+  shellToolName: "Bash",
+  omittedEvents: [],
+  timeoutMs: 90_000,
+
+  install(ctx) {
+    // --ignore-scripts leaves bin/claude.exe a stub (its postinstall would copy the native binary over it),
+    // so the suite runs the platform package's binary directly.
+    const native = nativePackage();
+    return installAgent(ctx, {
+      id: "claude",
+      version: VERSION,
+      packages: [`@anthropic-ai/claude-code@${VERSION}`, `${native}@${VERSION}`],
+      argv: (dir) => [
+        join(
+          dir,
+          "node_modules",
+          ...native.split("/"),
+          process.platform === "win32" ? "claude.exe" : "claude",
+        ),
+      ],
+    });
+  },
+
+  async prepare() {
+    // The endpoint is configured through the environment (see invocation); no file is needed.
+  },
+
+  invocation(installed, _layout, modelUrl, prompt) {
+    return {
+      // --allowedTools is variadic: the prompt goes after `--`. Never --bare/--safe-mode: they skip hooks.
+      argv: [
+        ...installed.argv,
+        "-p",
+        "--model",
+        "fake-model",
+        "--output-format",
+        "text",
+        "--allowedTools",
+        "Bash",
+        "--",
+        prompt,
+      ],
+      env: {
+        ANTHROPIC_BASE_URL: modelUrl,
+        ANTHROPIC_API_KEY: "sk-ant-kanon-conformance",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_ERROR_REPORTING: "1",
+      },
+    };
+  },
+
+  hookFiles(layout, scope) {
+    return [
+      scope === "user"
+        ? join(layout.home, ".claude", "settings.json")
+        : join(layout.project, ".claude", "settings.json"),
+    ];
+  },
+
+  payload(event: LifecycleEvent, ctx: PayloadContext) {
+    const common: Record<string, FieldRule> = {
+      hook_event_name: { equals: event },
+      session_id: "string",
+      transcript_path: "string",
+      cwd: "project",
+    };
+    switch (event) {
+      case "SessionStart":
+        return { ...common, source: { equals: "startup" } };
+      case "UserPromptSubmit":
+        return { ...common, prompt: { equals: ctx.prompt } };
+      case "PreToolUse":
+        return {
+          ...common,
+          tool_name: { equals: "Bash" },
+          "tool_input.command": { equals: ctx.command },
+          tool_use_id: "string",
+        };
+      case "PostToolUse":
+        return {
+          ...common,
+          tool_name: { equals: "Bash" },
+          "tool_input.command": { equals: ctx.command },
+          tool_use_id: "string",
+          tool_response: "present",
+        };
+      case "Stop":
+        return { ...common, stop_hook_active: { equals: false } };
+    }
+  },
+};

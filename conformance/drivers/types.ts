@@ -1,0 +1,125 @@
+// The driver interface: everything the suite needs to know about one agent CLI.
+// Adding an agent (Kimi Code, Gemini CLI, …) means writing one module that exports an `AgentDriver` and
+// listing it in drivers/index.ts. The runner, the fake model, the checks and the summary are shared.
+
+import type { RunResult } from "../lib/proc.js";
+
+export type Scope = "user" | "project";
+
+/** The neutral hook events the suite observes, in the order they must fire. */
+export const LIFECYCLE = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"] as const;
+export type LifecycleEvent = (typeof LIFECYCLE)[number];
+
+/** Per agent-and-scope directories. Everything lives under `root`, a fresh temporary folder. */
+export interface Layout {
+  root: string;
+  /** The agent's HOME; the XDG folders are inside it. */
+  home: string;
+  xdgConfig: string;
+  xdgData: string;
+  xdgCache: string;
+  xdgState: string;
+  /** The agent's working directory: a fresh git repository. Project-scope files are rendered here. */
+  project: string;
+  /** TMPDIR for the agent. */
+  tmp: string;
+  /** The copy of conformance/home that kanon renders. */
+  kanonHome: string;
+  /** kanonHome/hooks, exported to hooks as KANON_CONFORMANCE_HOOKS. */
+  hooksDir: string;
+}
+
+export interface Installed {
+  version: string;
+  /** argv prefix that starts the agent (binary, or node + launcher). */
+  argv: string[];
+  /** Where the package was installed. */
+  dir: string;
+  /** True when the install came from the cache. */
+  cached: boolean;
+  seconds: number;
+}
+
+export interface InstallContext {
+  /** Root of the agent cache; each driver installs into `<cacheRoot>/<id>@<version>`. */
+  cacheRoot: string;
+  log(line: string): void;
+}
+
+export interface AgentInvocation {
+  argv: string[];
+  /** Agent-specific environment, added to the isolation environment. */
+  env: Record<string, string>;
+  /** Text for stdin (else /dev/null). */
+  stdin?: string;
+}
+
+/**
+ * A check on one field of a hook's stdin payload, addressed by a dot path.
+ * "string" = a non-empty string; "present" = the key exists (null allowed); "project" = a path equal to
+ * the project directory; { equals } = deep equality; { includes } = a string containing the text.
+ */
+export type FieldRule = "string" | "present" | "project" | { equals: unknown } | { includes: string };
+
+export interface PayloadContext {
+  prompt: string;
+  command: string;
+}
+
+export interface HookFile {
+  /** Absolute path of a file that carries native hook entries for this agent in this scope. */
+  path: string;
+}
+
+export interface ExtraCheck {
+  id: string;
+  ok: boolean;
+  detail: string;
+  /** Informational checks print WARN instead of failing the run. */
+  info?: boolean;
+}
+
+export interface ExtraCheckContext {
+  driver: AgentDriver;
+  installed: Installed;
+  layout: Layout;
+  scope: Scope;
+  /** Environment the agent runs with (isolation + driver env). */
+  env: NodeJS.ProcessEnv;
+  /** Runs kanon with extra arguments in this layout. */
+  kanon(args: string[]): Promise<RunResult>;
+  /** The kanon.yaml hooks that must be rendered for this agent. */
+  renderedHooks: { name: string; command: string; args?: string[] }[];
+  timeoutMs: number;
+}
+
+export interface AgentDriver {
+  /** kanon's agent id (`--agent`). */
+  id: string;
+  title: string;
+  /** The npm package and the pinned exact version. */
+  pkg: string;
+  version: string;
+  /** Scopes in which the agent reads hooks (user always; project where the agent has project hooks). */
+  scopes: Scope[];
+  /** Wire protocol that the fake model must speak for this agent (informational). */
+  protocol: string;
+  /** The tool name hooks see for the shell tool. */
+  shellToolName: string;
+  /** Events of kanon.yaml that the agent has no hook for: kanon must warn and render nothing. */
+  omittedEvents: string[];
+  /** Upper bound for one headless run. */
+  timeoutMs: number;
+
+  install(ctx: InstallContext): Promise<Installed>;
+  /** Writes the endpoint configuration (fake model on 127.0.0.1) before kanon applies. */
+  prepare(layout: Layout, modelUrl: string, scope: Scope): Promise<void>;
+  /** The headless command line for one prompt. */
+  invocation(installed: Installed, layout: Layout, modelUrl: string, prompt: string): AgentInvocation;
+  /** Files where kanon puts this agent's hooks in this scope. */
+  hookFiles(layout: Layout, scope: Scope): string[];
+  /** Expected stdin payload fields per event. */
+  payload(event: LifecycleEvent, ctx: PayloadContext): Record<string, FieldRule>;
+  /** Agent-specific checks after the runs (e.g. Codex hook review). */
+  extraChecks?(ctx: ExtraCheckContext): Promise<ExtraCheck[]>;
+}
