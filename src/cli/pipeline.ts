@@ -9,7 +9,7 @@ import type { Agent } from "../core/manifest.js";
 import { renderAll } from "../core/render.js";
 import { KanonError, type Scope, type TargetFile } from "../core/types.js";
 import { type Plan, planChanges } from "../destination/plan.js";
-import { type Lock, loadLock } from "../providers/lock.js";
+import { type Lock, loadLock } from "../providers/lock-file.js";
 import { type LoadedConfig, loadConfig, type Paths, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import { hookWarnings, type Validation, validateConfig } from "../source/validate.js";

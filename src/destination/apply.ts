@@ -98,7 +98,7 @@ function assertUnchanged(change: Change): void {
   try {
     now = readFileSync(change.path);
   } catch {}
-  if (!now || !now.equals(change.before)) {
+  if (!now?.equals(change.before)) {
     throw new KanonError(
       `${change.path} changed while kanon was applying; nothing was written, run the command again`,
     );

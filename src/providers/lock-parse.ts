@@ -4,7 +4,7 @@
 import { isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
 import { KanonError } from "../core/types.js";
 import { type GoScalar, GoYamlError, resolveGoScalar } from "./goyaml.js";
-import { FIELDS, type Lock, type LockEntry } from "./lock.js";
+import { FIELDS, type Lock, type LockEntry } from "./lock-file.js";
 
 /**
  * Parse kanon.lock text as the Go original decodes it: unknown keys ignored, a missing field empty,

@@ -5,8 +5,8 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { KanonError } from "../core/types.js";
-import type { Lock } from "../providers/lock.js";
-import { materializeProviders, type ProviderSkills } from "../providers/materialize.js";
+import type { Lock } from "../providers/lock-file.js";
+import type { ProviderSkills } from "../providers/materialize.js";
 import { statError } from "./fs-errors.js";
 import { type Paths, resolveHomePath } from "./load.js";
 import type { KanonConfig } from "./model.js";
@@ -50,14 +50,25 @@ export async function loadSource(
   const [instructions, localSkills, providers] = await Promise.all([
     loadInstructions(config, paths),
     loadLocalSkills(config, paths),
-    materializeProviders(paths.home, config, options.lock, options.env, {
-      ...(options.progress ? { progress: options.progress } : {}),
-      ...(options.wanted ? { wanted: options.wanted } : {}),
-    }),
+    loadProviders(config, paths, options),
   ]);
   const renameSkillMd =
     providers.length > 0 ? (await import("../providers/frontmatter.js")).rewriteSkillNameBytes : null;
   return { paths, config, instructions, localSkills, providers, renameSkillMd };
+}
+
+/** Git providers (git and the provider code load only when kanon.yaml has an enabled one). */
+async function loadProviders(
+  config: KanonConfig,
+  paths: Paths,
+  options: LoadSourceOptions,
+): Promise<ProviderSkills[]> {
+  if (!config.skills.some((s) => s.git && s.enabled !== false)) return [];
+  const { materializeProviders } = await import("../providers/materialize.js");
+  return materializeProviders(paths.home, config, options.lock, options.env, {
+    ...(options.progress ? { progress: options.progress } : {}),
+    ...(options.wanted ? { wanted: options.wanted } : {}),
+  });
 }
 
 /** Go's strings.TrimSpace: Unicode white space, but not U+FEFF (which String.prototype.trim removes). */

@@ -57,7 +57,6 @@ const MAINTAINER: PluginHook[] = [
 
 const HOSTILE_STRINGS = [
   'x"; process.exit(1); //',
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a command that looks like a template literal, on purpose
   "`${process.exit(1)}`",
   "*/ process.exit(1) /*",
   "</script><!-- -->",

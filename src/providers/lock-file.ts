@@ -1,0 +1,74 @@
+/**
+ * kanon.lock as a file: its shape, where it lives, and loading it (the YAML parser is loaded only when
+ * the file exists). Kept apart from lock.ts, whose lock commands need git, so that rendering without
+ * providers loads none of that.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { KanonError } from "../core/types.js";
+import { compareBytes } from "../source/tree.js";
+import { goQuote } from "./name.js";
+import { cleanSubdir } from "./source.js";
+
+export interface LockEntry {
+  owner: string;
+  type: string;
+  url: string;
+  ref: string;
+  subdir: string;
+  resolved_ref: string;
+  content_sha256: string;
+}
+
+export interface Lock {
+  version: number;
+  sources: LockEntry[];
+}
+
+export const FIELDS = ["owner", "type", "url", "ref", "subdir", "resolved_ref", "content_sha256"] as const;
+export const LOCK_VERSION = 1;
+
+export const lockPath = (home: string): string => join(home, "kanon.lock");
+
+export function sortEntries(entries: LockEntry[]): LockEntry[] {
+  return [...entries].sort((a, b) => compareBytes(a.owner, b.owner) || compareBytes(a.url, b.url));
+}
+
+/** The §3.4 load validation messages (empty when valid). */
+export function validateLock(lock: Lock): string[] {
+  if (lock.version !== LOCK_VERSION) return [`unsupported kanon.lock version ${lock.version}`];
+  const errors: string[] = [];
+  const seen = new Set<string>();
+  for (const e of lock.sources) {
+    const o = goQuote(e.owner);
+    if (e.owner.trim() === "") errors.push("kanon.lock source owner cannot be empty");
+    if (seen.has(e.owner)) errors.push(`kanon.lock has duplicate source owner ${o}`);
+    seen.add(e.owner);
+    if (e.type !== "git") errors.push(`kanon.lock source ${o} has unsupported type ${goQuote(e.type)}`);
+    if (e.url.trim() === "") errors.push(`kanon.lock source ${o} requires url`);
+    if (e.ref.trim() === "") errors.push(`kanon.lock source ${o} requires ref`);
+    if (e.resolved_ref.trim() === "") errors.push(`kanon.lock source ${o} requires resolved_ref`);
+    if (!e.content_sha256.startsWith("sha256:"))
+      errors.push(`kanon.lock source ${o} requires content_sha256`);
+    const subdir = cleanSubdir(e.subdir);
+    if (!subdir.ok)
+      errors.push(`kanon.lock source ${o} has invalid subdir ${goQuote(e.subdir)}: ${subdir.error}`);
+  }
+  return errors;
+}
+
+/** The lock at `<home>/kanon.lock`, or null when there is none; invalid content is an error. */
+export async function loadLock(home: string): Promise<Lock | null> {
+  let text: string;
+  try {
+    text = await readFile(lockPath(home), "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  const { parseLock } = await import("./lock-parse.js");
+  const lock = parseLock(text);
+  const errors = validateLock(lock);
+  if (errors.length > 0) throw new KanonError(errors.join("\n"));
+  return { version: lock.version, sources: sortEntries(lock.sources) };
+}
