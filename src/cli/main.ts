@@ -1,16 +1,18 @@
 /** The `kanon` command line: flags and commands, wired to the pipeline. Errors print one line each and exit 1. */
 import { homedir } from "node:os";
 import { Command, Option } from "commander";
+import { AGENT_IDS, AGENTS } from "../agents/index.js";
 import { KanonError } from "../core/types.js";
 import type { GlobalFlags, Io } from "./context.js";
 
 declare const __KANON_VERSION__: string;
 const VERSION = typeof __KANON_VERSION__ === "string" ? __KANON_VERSION__ : "0.0.0-dev";
 
+const agentNames = AGENTS.map((a) => a.manifest.displayName);
 const DESCRIPTION = `Manage coding-agent settings from a shared Kanon repository
 
 kanon compiles one neutral source, the Kanon home (kanon.yaml, instructions/,
-skills/, hooks/), into the native files of Claude Code, Codex and OpenCode:
+skills/, hooks/), into the native files of ${agentNames.slice(0, -1).join(", ")} and ${agentNames.at(-1)}:
   source state       the Kanon home (usually a git repository)
   target state       the rendered agent files (never stored)
   destination state  the real files on disk
@@ -25,9 +27,7 @@ export function buildProgram(io: Io): Command {
     .option("--home <path>", "Kanon source repository path (defaults to KANON_HOME or ~/.config/kanon)")
     .option("--config <path>", "config file path (defaults to <home>/kanon.yaml)")
     .option("--project <dir>", "render project-scoped agent settings into this repository")
-    .addOption(
-      new Option("--agent <name>", "agent to manage: all, codex, claude, or opencode").default("all"),
-    )
+    .addOption(new Option("--agent <name>", `agent to manage: all, ${AGENT_IDS.join(", ")}`).default("all"))
     .showHelpAfterError(false)
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),

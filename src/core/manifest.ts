@@ -99,10 +99,11 @@ export interface HookCapabilities {
   /** Destination of the hook file per scope (null: no hooks in that scope). */
   file: ScopedPath;
   /**
-   * Pass-through agents render events they do not list (Claude drops unknown entries one by one);
-   * other agents leave such hooks out.
+   * A pass-through agent gets every hook exactly as written: it drops what it does not know one entry
+   * at a time (Claude), so kanon only notes unknown events and types. Other agents get only what their
+   * table lists, translated where needed.
    */
-  passThroughUnknownEvents: boolean;
+  passThrough: boolean;
   events: Record<string, EventSupport>;
   handlers: Record<string, HandlerSupport>;
   matcher: MatcherDialect;

@@ -21,7 +21,7 @@ function table(header: string[], rows: string[][]): string {
 }
 
 function eventCell(e: EventSupport | undefined, caps: HookCapabilities): string {
-  if (!e) return caps.passThroughUnknownEvents ? "passed through (unknown)" : "—";
+  if (!e) return caps.passThrough ? "passed through (unknown)" : "—";
   const parts = [code(e.native)];
   if (e.block.can) parts.push("can block");
   else if (e.observeOnly) parts.push("observe only");

@@ -124,7 +124,7 @@ export const claudeManifest: AgentManifest = {
   hooks: {
     verified: VERIFIED,
     file: { user: ".claude/settings.json", project: ".claude/settings.json" },
-    passThroughUnknownEvents: true,
+    passThrough: true,
     events,
     handlers: {
       command: {

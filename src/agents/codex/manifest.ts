@@ -119,7 +119,7 @@ export const codexManifest: AgentManifest = {
   hooks: {
     verified: VERIFIED,
     file: { user: ".codex/hooks.json", project: ".codex/hooks.json" },
-    passThroughUnknownEvents: false,
+    passThrough: false,
     events,
     handlers: {
       command: {

@@ -101,7 +101,7 @@ export const opencodeHooks: HookCapabilities = {
     how: "OpenCode 1.18.33 run end to end against a fake model and its bundle read; OpenCode 2 (2.0.x–2.1.x) from source and docs only, with a mock host",
   },
   file: { user: ".config/opencode/plugins/kanon-hooks.js", project: ".opencode/plugins/kanon-hooks.js" },
-  passThroughUnknownEvents: false,
+  passThrough: false,
   events,
   handlers: {
     command: {

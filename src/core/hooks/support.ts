@@ -93,13 +93,13 @@ export function decideHook(
 
   const support = caps.events[event];
   if (!support) {
-    if (!caps.passThroughUnknownEvents) return omit(`event ${JSON.stringify(event)}`);
+    if (!caps.passThrough) return omit(`event ${JSON.stringify(event)}`);
     d.notes.push(`${who} does not know event ${JSON.stringify(event)} and ignores it`);
   }
 
   const type = hook.type || (hook.command ? "command" : "");
   const handler = caps.handlers[type || "command"];
-  if (!handler && !caps.passThroughUnknownEvents) return omit(`type ${JSON.stringify(type)}`);
+  if (!handler && !caps.passThrough) return omit(`type ${JSON.stringify(type)}`);
   if (!handler)
     d.notes.push(`${who} does not know handler type ${JSON.stringify(type)} and ignores the hook`);
 
@@ -111,7 +111,7 @@ export function decideHook(
     ...(hook.type ? { type: hook.type } : hook.command ? { type: "command" } : {}),
     ...(hook.command !== undefined ? { command: hook.command } : {}),
   };
-  if (handler && !caps.passThroughUnknownEvents) {
+  if (handler && !caps.passThrough) {
     native.type = type;
     if (handler.fields.command && !hook.command) return omit("a hook without a command");
   }
@@ -127,7 +127,7 @@ export function decideHook(
     if (value === undefined) continue;
     const fs = handler?.fields[field];
     if (!fs || fs.support === "none") {
-      if (caps.passThroughUnknownEvents) {
+      if (caps.passThrough) {
         (native as unknown as Record<string, unknown>)[field] = value;
         continue;
       }
@@ -169,7 +169,7 @@ function translateMatcher(
   const caps = agent.hooks;
   if (text === undefined || text === "") return null;
   // Pass-through agents read the neutral dialect itself: keep the text.
-  if (caps.passThroughUnknownEvents) {
+  if (caps.passThrough) {
     native.matcherText = text;
     native.matcher = parseNeutralMatcher(text);
     return null;

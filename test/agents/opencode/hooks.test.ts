@@ -69,7 +69,7 @@ describe("opencodeHooks", () => {
       user: ".config/opencode/plugins/kanon-hooks.js",
       project: ".opencode/plugins/kanon-hooks.js",
     });
-    expect(opencodeHooks.passThroughUnknownEvents).toBe(false);
+    expect(opencodeHooks.passThrough).toBe(false);
     expect(opencodeHooks.gates).toEqual([]);
   });
 
