@@ -98,7 +98,7 @@ it("shows no changes on a destination the Go tool applied", () => {
   writeFileSync(join(s.home, ".codex/config.toml"), GO_CONFIG_TOML);
   writeFileSync(join(s.home, ".claude/settings.json"), GO_SETTINGS_JSON);
   const k = (...args: string[]) => s.run(["--home", kh, "--agent", ...args]);
-  expect(k("codex", "diff").stdout).toContain("+++ " + join(s.home, ".codex/hooks.json"));
+  expect(k("codex", "diff").stdout).toContain(`+++ ${join(s.home, ".codex/hooks.json")}`);
   expect(k("codex", "diff").stdout).not.toContain("config.toml");
   expect(k("claude", "diff").stdout).not.toContain("settings.json");
   expect(k("codex", "apply", "--yes").status).toBe(0);
