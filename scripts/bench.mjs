@@ -119,10 +119,25 @@ try {
     const noopApply = bench(run("apply", "--yes"), env);
     results.push({ label, render, diff, firstApply, noopApply });
   }
+  // A co-owned file as large as a long-used ~/.claude.json (1 MB): kanon's merge must stay cheap.
+  const bigDest = join(work, "dest-big-claude-json");
+  mkdirSync(bigDest);
+  const projects = {};
+  for (let i = 0; i < 1500; i++) {
+    projects[`/home/u/src/project-${i}`] = {
+      allowedTools: [],
+      history: [{ display: `fix the failing test number ${i}`, pastedContents: {} }],
+      mcpServers: {},
+      lastModelUsage: { model: { inputTokens: i, outputTokens: 2 * i } },
+    };
+  }
+  writeFileSync(join(bigDest, ".claude.json"), `${JSON.stringify({ numStartups: 3, projects, mcpServers: {} }, null, 2)}\n`);
+  const bigJson = bench(["node", kanon, "--home", join(root, "examples/home"), "--agent", "claude", "diff"], { HOME: bigDest });
   const row = (name, r) =>
-    `${name.padEnd(28)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rss.toFixed(0).padStart(6)} MB`;
+    `${name.padEnd(40)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rss.toFixed(0).padStart(6)} MB`;
   console.log(`\nkanon benchmark (median of ${RUNS} runs, peak RSS of any run)\n`);
   console.log(row("node -e 0", bare));
+  console.log(row("small: claude diff, 1 MB ~/.claude.json", bigJson));
   for (const r of results) {
     console.log(row(`${r.label}: render`, r.render));
     console.log(row(`${r.label}: diff`, r.diff));

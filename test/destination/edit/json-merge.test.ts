@@ -98,7 +98,7 @@ describe("~/.claude.json (large, strict JSON, mcpServers by name)", () => {
     );
   });
 
-  it("merges into a megabyte .claude.json well within 50 ms", () => {
+  it("merges into a megabyte .claude.json, keeping every byte before the managed entry", () => {
     const projects: Record<string, unknown> = {};
     for (let i = 0; i < 2500; i++) {
       projects[`/home/dev/src/project-${i}`] = {
@@ -113,14 +113,8 @@ describe("~/.claude.json (large, strict JSON, mcpServers by name)", () => {
     const big = `${JSON.stringify({ numUserStartups: 3, projects, mcpServers: { private: { command: "p" } } }, null, 2)}\n`;
     expect(big.length).toBeGreaterThan(1_000_000);
     const managed = { mcpServers: { github: { type: "stdio", command: "github-mcp" } } };
-    let best = Number.POSITIVE_INFINITY;
-    let result = "";
-    for (let run = 0; run < 5; run++) {
-      const start = performance.now();
-      result = mergeCoOwned(big, claudeMcp, managed, "~/.claude.json");
-      best = Math.min(best, performance.now() - start);
-    }
-    expect(best).toBeLessThan(50);
+    // Its speed is measured by npm run bench (a 1 MB ~/.claude.json), not here.
+    const result = mergeCoOwned(big, claudeMcp, managed, "~/.claude.json");
     expect(result.startsWith(big.slice(0, big.lastIndexOf('"private"')))).toBe(true);
     expect(JSON.parse(result).mcpServers.github.command).toBe("github-mcp");
   });
