@@ -131,8 +131,13 @@ try {
       lastModelUsage: { model: { inputTokens: i, outputTokens: 2 * i } },
     };
   }
-  writeFileSync(join(bigDest, ".claude.json"), `${JSON.stringify({ numStartups: 3, projects, mcpServers: {} }, null, 2)}\n`);
-  const bigJson = bench(["node", kanon, "--home", join(root, "examples/home"), "--agent", "claude", "diff"], { HOME: bigDest });
+  writeFileSync(
+    join(bigDest, ".claude.json"),
+    `${JSON.stringify({ numStartups: 3, projects, mcpServers: {} }, null, 2)}\n`,
+  );
+  const bigJson = bench(["node", kanon, "--home", join(root, "examples/home"), "--agent", "claude", "diff"], {
+    HOME: bigDest,
+  });
   const row = (name, r) =>
     `${name.padEnd(40)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rss.toFixed(0).padStart(6)} MB`;
   console.log(`\nkanon benchmark (median of ${RUNS} runs, peak RSS of any run)\n`);
