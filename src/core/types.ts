@@ -44,11 +44,6 @@ export interface TargetFile {
   alternatives?: string[];
 }
 
-/** A warning collected while loading or rendering; printed as `warning: <message>`. */
-export interface Warning {
-  message: string;
-}
-
 /** One error line for the user; `KanonError`s are printed without a stack trace and exit 1. */
 export class KanonError extends Error {
   override name = "KanonError";

@@ -25,9 +25,3 @@ export function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
     return v !== undefined && v !== "" ? v : (fallback ?? "");
   });
 }
-
-/** The whole value is exactly one reference, e.g. `${TOKEN}` or `${TOKEN:-x}`. */
-export function wholeEnvRef(value: string): EnvRef | null {
-  const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/.exec(value);
-  return m ? { name: m[1]!, fallback: m[2] } : null;
-}

@@ -29,7 +29,7 @@ export async function readTree(root: string, options: ReadTreeOptions = {}): Pro
   return readTreeSync(root, options);
 }
 
-export function readTreeSync(root: string, options: ReadTreeOptions = {}): TreeFile[] {
+function readTreeSync(root: string, options: ReadTreeOptions = {}): TreeFile[] {
   const files: TreeFile[] = [];
   const walk = (dir: string, prefix: string): void => {
     const entries = readdirSync(dir, { withFileTypes: true });
