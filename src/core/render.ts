@@ -9,7 +9,7 @@ import { namespacedSkillName, slugSkillName } from "../providers/name.js";
 import type { Source } from "../source/source.js";
 import { compareBytes } from "../source/tree.js";
 import type { HookDecision } from "./hooks/support.js";
-import { targetsAgent } from "./hooks/support.js";
+import { nativeHooks, targetsAgent } from "./hooks/support.js";
 import type { Agent, ScopedPath } from "./manifest.js";
 import { KanonError, type Scope, type TargetFile } from "./types.js";
 
@@ -23,6 +23,12 @@ export interface RenderInput {
   decisions: readonly HookDecision[];
 }
 
+/** Where a manifest path lands in this scope (under the user's home or the project); null if nowhere. */
+export function destination(p: ScopedPath, scope: Scope): string | null {
+  const rel = p[scope.kind];
+  return rel === null ? null : join(scope.kind === "user" ? scope.userHome : scope.dir, rel);
+}
+
 export function renderAll(input: RenderInput): TargetFile[] {
   const files: TargetFile[] = [];
   for (const agent of input.agents) files.push(...renderAgent(agent, input));
@@ -31,11 +37,7 @@ export function renderAll(input: RenderInput): TargetFile[] {
 
 function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): TargetFile[] {
   const m = agent.manifest;
-  const base = scope.kind === "user" ? scope.userHome : scope.dir;
-  const at = (p: ScopedPath): string | null => {
-    const rel = p[scope.kind];
-    return rel === null ? null : join(base, rel);
-  };
+  const at = (p: ScopedPath) => destination(p, scope);
   const out: TargetFile[] = [];
 
   const instructionsPath = at(m.instructions);
@@ -68,7 +70,7 @@ function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): T
   }
 
   const hookPath = at(m.hooks.file);
-  const natives = decisions.filter((d) => d.agent === m.id && d.native).map((d) => d.native!);
+  const natives = nativeHooks(decisions, m.id);
   const hookFile = hookPath ? agent.hookFile(natives) : null;
   if (hookPath && hookFile) {
     out.push({

@@ -49,10 +49,11 @@ export async function hooksCommand(
   } else if (hooks.length === 0) {
     out(io, "No hooks.\n");
   } else {
+    const byHookAndAgent = new Map(decisions.map((d) => [`${d.index}:${d.agent}`, d]));
     const rows = [["HOOK", "EVENT", ...ids.map((i) => i.toUpperCase())]];
     hooks.forEach((hook, index) => {
       const cells = ids.map((id) => {
-        const d = decisions.find((x) => x.index === index && x.agent === id);
+        const d = byHookAndAgent.get(`${index}:${id}`);
         if (!d) return "-";
         return `${LABEL[d.outcome]}${d.gates.length > 0 ? " (gated)" : ""}`;
       });

@@ -3,7 +3,9 @@ import { execFile } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { nativeHooks } from "../../core/hooks/support.js";
 import type { GatedHook } from "../../core/manifest.js";
+import { destination } from "../../core/render.js";
 import { osErrorText } from "../../source/fs-errors.js";
 import { ConfigMissingError } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
@@ -75,19 +77,13 @@ async function gatedHooks(plan: Rendered, io: Io): Promise<{ hooks: StatusGatedH
   const warnings: string[] = [];
   for (const agent of plan.agents) {
     if (!agent.gatedHooks) continue;
-    const rel = agent.manifest.hooks.file[plan.scope.kind];
-    const base = plan.scope.kind === "user" ? plan.scope.userHome : plan.scope.dir;
-    const file = rel
-      ? plan.files.find((f) => f.agent === agent.manifest.id && f.path === join(base, rel))
-      : undefined;
+    const path = destination(agent.manifest.hooks.file, plan.scope);
+    const file = plan.files.find((f) => f.agent === agent.manifest.id && f.path === path);
     if (!file) continue;
-    const natives = plan.validation.decisions
-      .filter((d) => d.agent === agent.manifest.id && d.native)
-      .map((d) => d.native!);
     const r = await agent.gatedHooks({
       path: file.path,
       content: Buffer.from(file.content).toString("utf8"),
-      hooks: natives,
+      hooks: nativeHooks(plan.validation.decisions, agent.manifest.id),
       userHome: io.userHome,
       env: io.env,
     });

@@ -236,6 +236,11 @@ function translateMatcher(
   return null;
 }
 
+/** The hooks an agent gets, as it will run them, in kanon.yaml order. */
+export function nativeHooks(decisions: readonly HookDecision[], agent: string): NativeHook[] {
+  return decisions.filter((d) => d.agent === agent && d.native).map((d) => d.native!);
+}
+
 /** `warning:` text for an implicit target that is left out. */
 export function omissionWarning(d: HookDecision): string {
   const m = d.missing!;
