@@ -1,18 +1,29 @@
-/** The agent registry: render order is this order (codex, claude, opencode, as in the Go original). */
+/** The agent registry: render order is this order (codex, claude, opencode as in the Go original, then the newer ones). */
 import type { Agent } from "../core/manifest.js";
 import { KanonError } from "../core/types.js";
 import { claude } from "./claude/index.js";
 import { codex } from "./codex/index.js";
+import { gemini } from "./gemini/index.js";
+import { kimi } from "./kimi/index.js";
 import { opencode } from "./opencode/index.js";
 
-export const AGENTS: readonly Agent[] = [codex, claude, opencode];
+export const AGENTS: readonly Agent[] = [codex, claude, opencode, gemini, kimi];
 
 export const AGENT_IDS: readonly string[] = AGENTS.map((a) => a.manifest.id);
 
-/** `--agent`: all (every agent) or one agent id. */
-export function selectAgents(flag: string): Agent[] {
-  if (flag === "" || flag === "all") return [...AGENTS];
+/** The agents a home renders for: its `agents:` list, else every agent that is on by default. */
+export function homeAgents(listed: readonly string[] | undefined): Agent[] {
+  if (!listed || listed.length === 0) return AGENTS.filter((a) => a.manifest.defaultOn);
+  return AGENTS.filter((a) => listed.includes(a.manifest.id));
+}
+
+/**
+ * `--agent`: all (the home's agents) or one agent id, which may be outside the home's `agents:`
+ * list (an explicit request).
+ */
+export function selectAgents(flag: string, listed?: readonly string[]): Agent[] {
+  if (flag === "" || flag === "all") return homeAgents(listed);
   const agent = AGENTS.find((a) => a.manifest.id === flag);
-  if (!agent) throw new KanonError(`unsupported agent "${flag}"`);
+  if (!agent) throw new KanonError(`unsupported agent "${flag}" (known: ${AGENT_IDS.join(", ")})`);
   return [agent];
 }

@@ -43,13 +43,15 @@ export async function loadValidated(
   io: Io,
   options: { checkAgent: boolean },
 ): Promise<Validated> {
-  const agents = options.checkAgent ? selectAgents(flags.agent) : [...AGENTS];
+  // An unknown --agent fails before kanon.yaml is read.
+  if (options.checkAgent) selectAgents(flags.agent);
   const paths = pathsOf(flags, io);
   const scope = scopeOf(flags, io);
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
   const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env);
   if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
+  const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
   const lock = await loadLock(paths.home);
   return { paths, scope, agents, loaded, validation, lock };
 }

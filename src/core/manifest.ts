@@ -63,6 +63,13 @@ export interface EventSupport {
   maxTimeoutSec?: number;
   /** True when the agent only observes the event (nothing the hook does changes the agent's course). */
   observeOnly?: boolean;
+  /**
+   * The agent compares a source/trigger/reason matcher with the value exactly (no list, no regex), so
+   * kanon can write one value only (Gemini CLI's SessionStart, SessionEnd, PreCompress).
+   */
+  exactValue?: boolean;
+  /** Where this event was verified differently from the manifest's `verified` (a README footnote). */
+  verified?: Verified;
   notes?: string;
 }
 
@@ -81,9 +88,12 @@ export interface HandlerSupport {
 }
 
 export interface HookTimeouts {
-  /** Native unit of the timeout field. The neutral unit is seconds. */
+  /** Native unit of the timeout field; kanon.yaml's unit is seconds, converted when a hook is rendered. */
   unit: "s" | "ms";
   defaultSec: number;
+  /** The range the agent accepts, in seconds (a hook outside it is left out; an explicit target is an error). */
+  minSec?: number;
+  maxSec?: number;
 }
 
 /** A condition outside kanon's control that must hold before the agent runs a rendered hook. */
@@ -114,6 +124,12 @@ export interface HookCapabilities {
    */
   tools: Record<string, string[]>;
   gates: Gate[];
+  /**
+   * The agent expands `$VAR`, `${VAR}` and `${VAR:-default}` in every string of the hook file when it
+   * loads it (Gemini CLI settings.json), before the shell sees the command: kanon writes commands so
+   * that nothing in them is expanded early, or leaves the hook out when it cannot.
+   */
+  expandsVariables?: boolean;
   /** Free-form runtime notes for the README (shell, env, stdin). */
   runtime: string[];
 }
@@ -136,6 +152,11 @@ export interface McpCapabilities {
 export interface AgentManifest {
   id: AgentId;
   displayName: string;
+  /**
+   * Rendered when kanon.yaml has no `agents:` list. The agents added after the Go original are off by
+   * default, so that existing homes do not start writing ~/.gemini or ~/.kimi-code.
+   */
+  defaultOn: boolean;
   instructions: ScopedPath;
   skills: SkillCapabilities;
   mcp: McpCapabilities;

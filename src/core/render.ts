@@ -118,7 +118,9 @@ function renderSkills(agent: Agent, source: Source, root: string): TargetFile[] 
 
 /**
  * Two agents may render the same path (project AGENTS.md for Codex and OpenCode): identical files
- * are kept once (the first agent's); different ones are an error. Sorted by path bytes, then agent.
+ * are kept once (the first agent's); different ones are an error. One co-owned file may get several
+ * managed regions (Gemini settings.json: `mcpServers` and `hooks`): they become one file that merges
+ * each region. Sorted by path bytes, then agent.
  */
 export function dedupeAndSort(files: TargetFile[]): TargetFile[] {
   const byPath = new Map<string, TargetFile>();
@@ -126,6 +128,11 @@ export function dedupeAndSort(files: TargetFile[]): TargetFile[] {
     const prior = byPath.get(f.path);
     if (!prior) {
       byPath.set(f.path, f);
+      continue;
+    }
+    const regions = combineRegions(prior, f);
+    if (regions) {
+      byPath.set(f.path, regions);
       continue;
     }
     const same =
@@ -138,4 +145,22 @@ export function dedupeAndSort(files: TargetFile[]): TargetFile[] {
       );
   }
   return [...byPath.values()].sort((a, b) => compareBytes(a.path, b.path) || compareBytes(a.agent, b.agent));
+}
+
+/** One JSON file with the managed regions of both, when both are co-owned JSON files with distinct keys. */
+function combineRegions(a: TargetFile, b: TargetFile): TargetFile | null {
+  if (!a.merge || !b.merge || a.merge.format !== b.merge.format || a.merge.format === "toml") return null;
+  if (a.alternatives || b.alternatives) return null;
+  const regions = [a.merge, b.merge].flatMap((m) => (m.kind === "regions" ? m.regions : [m]));
+  const keys = regions.map((r) => r.key);
+  if (new Set(keys).size !== keys.length) return null;
+  const managed = { ...a.managed, ...b.managed };
+  return {
+    agent: a.agent,
+    path: a.path,
+    content: text(encodeJson(managed)),
+    mode: a.mode,
+    merge: { kind: "regions", format: a.merge.format, regions },
+    managed,
+  };
 }

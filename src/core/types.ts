@@ -24,7 +24,43 @@ export type MergeSpec =
       kind: "value";
       format: "json" | "jsonc" | "toml";
       key: string;
+    }
+  | {
+      /**
+       * A Claude-shaped hook document under `key` (`{ "<Event>": [{ matcher?, hooks: [handler] }] }`)
+       * shared with the user: kanon's groups are those whose handlers are all named `namePrefix…`.
+       * They are replaced; the user's groups stay, and kanon's come after them in each event.
+       */
+      kind: "hook-groups";
+      format: "json" | "jsonc";
+      key: string;
+      namePrefix: string;
+    }
+  | {
+      /**
+       * A TOML array of tables `[[key]]` shared with the user (Kimi Code `[[hooks]]`): kanon's tables
+       * are those whose header line ends with the comment `# <marker>: <label>`. They are replaced
+       * where the first of them was (else appended); the user's tables and comments stay.
+       */
+      kind: "tables";
+      format: "toml";
+      key: string;
+      marker: string;
+      /** One label per managed table (the hook name), written in its header comment. */
+      labels: string[];
+    }
+  | {
+      /** Several of the above in one file (Gemini settings.json: `mcpServers` entries and `hooks`). */
+      kind: "regions";
+      format: "json" | "jsonc" | "toml";
+      regions: Exclude<MergeSpec, { kind: "regions" }>[];
     };
+
+/** One line describing a merge, for `render --json`-like listings and golden indexes. */
+export function describeMerge(spec: MergeSpec): string {
+  if (spec.kind === "regions") return spec.regions.map(describeMerge).join("+");
+  return `${spec.kind}:${spec.format}:${spec.key}`;
+}
 
 export interface TargetFile {
   agent: AgentId;

@@ -151,3 +151,23 @@ function writeTableLike(out: string[], path: readonly string[], value: unknown):
     writeTableBody(out, path, value as PlainObject);
   }
 }
+
+/**
+ * `[[key]]` tables that carry an owner comment on their header line (`[[hooks]] # kanon: guard`),
+ * separated by blank lines. Members are written inline (`k = v`, nested values as inline tables).
+ */
+export function encodeMarkedTables(
+  key: string,
+  items: readonly PlainObject[],
+  marker: string,
+  labels: readonly string[],
+): string {
+  return items
+    .map((item, i) => {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: a label must stay on the header line
+      const label = (labels[i] ?? "").replace(/[\u0000-\u001f\u007f]/g, " ");
+      const members = presentKeys(item).map((k) => `${encodeTomlKey(k)} = ${encodeTomlValue(item[k])}\n`);
+      return `[[${encodeTomlKey(key)}]] # ${marker}: ${label}\n${members.join("")}`;
+    })
+    .join("\n");
+}

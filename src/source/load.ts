@@ -88,6 +88,7 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
 export function normalizeConfig(raw: Partial<KanonConfig>): KanonConfig {
   return {
     version: raw.version || 1,
+    ...(raw.agents ? { agents: raw.agents.map((a) => a ?? "") } : {}),
     instructions: { files: raw.instructions?.files ?? [] },
     skills: (raw.skills ?? []).map((s) => s ?? ({} as SkillEntry)),
     mcp: { servers: (raw.mcp?.servers ?? {}) as Record<string, McpServer> },

@@ -5,6 +5,8 @@
 
 export interface KanonConfig {
   version: number;
+  /** The agents this home renders for; absent: the agents on by default. */
+  agents?: string[];
   instructions: { files: string[] };
   skills: SkillEntry[];
   mcp: { servers: Record<string, McpServer> };

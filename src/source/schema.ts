@@ -53,6 +53,10 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
     description: "A Kanon home: one neutral source for every coding agent's settings.",
     fields: {
       version: int("Schema version; 1 (the default when omitted)."),
+      agents: list(
+        str(undefined, { enum: agentIds }),
+        "Agents this home renders for; without this list, the agents that are on by default (see the README). --agent may still name any agent.",
+      ),
       instructions: obj(
         {
           files: list(

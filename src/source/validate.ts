@@ -35,6 +35,12 @@ export async function validateConfig(
   const badTargets = (targets: string[] | undefined) => (targets ?? []).filter((t) => !targetNames.has(t));
 
   if (config.version !== 1) errors.push(`unsupported version ${config.version}`);
+  for (const a of config.agents ?? []) {
+    if (!agents.some((agent) => agent.manifest.id === a))
+      errors.push(
+        `agents lists unsupported agent "${a}" (known: ${agents.map((x) => x.manifest.id).join(", ")})`,
+      );
+  }
 
   for (const rel of config.instructions.files) {
     if (!rel.trim()) {

@@ -22,7 +22,7 @@ import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_IDS, AGENTS } from "../../src/agents/index.js";
 import { renderAll } from "../../src/core/render.js";
-import type { Scope, TargetFile } from "../../src/core/types.js";
+import { describeMerge, type Scope, type TargetFile } from "../../src/core/types.js";
 import { loadLock } from "../../src/providers/lock.js";
 import { loadConfig, resolvePaths } from "../../src/source/load.js";
 import { loadSource } from "../../src/source/source.js";
@@ -88,7 +88,7 @@ function goldenCheck(name: string, files: TargetFile[], warnings: string[], anch
     "# mode agent merge path (rendered files of this scope; the file contents are beside this index)",
     ...files.map(
       (f) =>
-        `${f.mode.toString(8)} ${f.agent} ${f.merge ? `${f.merge.kind}:${f.merge.format}:${f.merge.key}` : "replace"} ${relative(anchor, f.path)}`,
+        `${f.mode.toString(8)} ${f.agent} ${f.merge ? describeMerge(f.merge) : "replace"} ${relative(anchor, f.path)}`,
     ),
     "# warnings",
     ...warnings,

@@ -118,6 +118,7 @@ for (const [name, matcher] of [
 export const claudeManifest: AgentManifest = {
   id: "claude",
   displayName: "Claude Code",
+  defaultOn: true,
   instructions: { user: ".claude/CLAUDE.md", project: "CLAUDE.md" },
   skills: { root: { user: ".claude/skills", project: ".claude/skills" }, providerNaming: "namespaced" },
   mcp: { file: { user: ".claude.json", project: ".mcp.json" }, format: "json", key: "mcpServers" },

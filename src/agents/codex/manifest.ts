@@ -109,6 +109,7 @@ const events: Record<string, EventSupport> = {
 export const codexManifest: AgentManifest = {
   id: "codex",
   displayName: "Codex CLI",
+  defaultOn: true,
   instructions: { user: ".codex/AGENTS.md", project: "AGENTS.md" },
   skills: { root: { user: ".agents/skills", project: ".agents/skills" }, providerNaming: "namespaced" },
   mcp: {

@@ -5,6 +5,7 @@ import { opencodeHooks } from "./hooks.js";
 export const opencodeManifest: AgentManifest = {
   id: "opencode",
   displayName: "OpenCode",
+  defaultOn: true,
   instructions: { user: ".config/opencode/AGENTS.md", project: "AGENTS.md" },
   skills: { root: { user: ".config/opencode/skills", project: ".opencode/skills" }, providerNaming: "slug" },
   mcp: {

@@ -34,13 +34,15 @@ const PLAIN_NAME = /^[A-Za-z0-9_]+$/;
  * `my-server` would otherwise also match `my-server-2`).
  */
 export function writeNames(names: string[], dialect: MatcherDialect): string {
-  const sep = dialect.listSeparators[0] ?? "|";
-  if (names.every((n) => PLAIN_NAME.test(n))) return names.join(sep);
+  const sep = dialect.listSeparators[0];
+  // A dialect without exact lists (a plain regex, unanchored) needs the anchors even for plain names.
+  if (sep !== undefined && names.every((n) => PLAIN_NAME.test(n))) return names.join(sep);
   return `^(?:${names.map(escapeRegex).join("|")})$`;
 }
 
 /** True when `text` already reads as this exact list of names in `dialect`. */
 export function isNativeList(text: string, names: string[], dialect: MatcherDialect): boolean {
+  if (dialect.listSeparators.length === 0) return false;
   if (!names.every((n) => PLAIN_NAME.test(n))) return false;
   const parts = splitOn(text, dialect.listSeparators).map((p) => (dialect.trimsSpaces ? p.trim() : p));
   return parts.length === names.length && parts.every((p, i) => p === names[i]);

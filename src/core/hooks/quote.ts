@@ -9,3 +9,56 @@ export function shellQuote(word: string): string {
 export function commandLine(argv: string[]): string {
   return argv.map(shellQuote).join(" ");
 }
+
+/** What an agent that expands variables in its settings strings (Gemini CLI) replaces: `$NAME` and `${…}`. */
+const EXPANDED = /\$[\w{]/;
+
+/**
+ * A shell command rewritten so that an agent which expands `$NAME` and `${…}` in its settings strings
+ * before running the command (Gemini CLI) leaves every `$` to the shell, which then sees exactly the
+ * original command. Each `$` that would be expanded early is split from what follows with quoting
+ * the shell removes again:
+ * - inside single quotes (literal): `'a$HOME'` → `'a$''HOME'`;
+ * - escaped (`\$`, literal): `\$HOME` → `\$''HOME`, and `"\$HOME"` → `"\$""HOME"`;
+ * - expanded by the shell (unquoted or in double quotes): `$HOME` → `$\<newline>HOME` (a line
+ *   continuation, which the shell removes before it expands).
+ * Returns a reason instead when the command holds constructs whose quoting this does not follow
+ * (backquotes, `$(…)`, `$'…'`, here-documents, comments) together with something to protect.
+ */
+export function protectFromExpansion(command: string): { command: string } | { problem: string } {
+  if (!EXPANDED.test(command)) return { command };
+  const unsupported = /`|\$\(|\$'|<<|(^|[\s;&|(])#/.exec(command);
+  if (unsupported) {
+    return {
+      problem: `it uses $VAR together with ${JSON.stringify(unsupported[0].trim())}, which kanon cannot protect from early expansion`,
+    };
+  }
+  let out = "";
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < command.length; i++) {
+    const ch = command.charAt(i);
+    const next = command.charAt(i + 1);
+    const expandable = next !== "" && /[\w{]/.test(next);
+    if (quote === "'") {
+      if (ch === "'") quote = null;
+      out += ch === "$" && expandable ? "$''" : ch;
+      continue;
+    }
+    if (ch === "\\") {
+      // An escaped character is literal; an escaped `$` must still not reach the settings loader as `$NAME`.
+      if (next === "$" && /[\w{]/.test(command.charAt(i + 2))) {
+        out += quote === '"' ? '\\$""' : "\\$''";
+      } else {
+        out += ch + next;
+      }
+      i++;
+      continue;
+    }
+    if (ch === "'" && quote === null) quote = "'";
+    else if (ch === '"') quote = quote === '"' ? null : '"';
+    out += ch === "$" && expandable ? "$\\\n" : ch;
+  }
+  if (quote !== null)
+    return { problem: `it has an unterminated ${quote === "'" ? "single" : "double"} quote` };
+  return { command: out };
+}

@@ -8,7 +8,7 @@ import type { HookEntry } from "../../source/model.js";
 import type { AgentManifest, Gate } from "../manifest.js";
 import type { Scope } from "../types.js";
 import { isNativeList, type Matcher, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
-import { commandLine } from "./quote.js";
+import { commandLine, protectFromExpansion } from "./quote.js";
 import { NEUTRAL_TOOLS, neutralEvent } from "./vocabulary.js";
 
 export type Outcome = "as-written" | "translated" | "omitted";
@@ -149,6 +149,30 @@ export function decideHook(
   if (native.timeout && support?.maxTimeoutSec && native.timeout > support.maxTimeoutSec) {
     d.notes.push(`${who} caps ${event} timeouts at ${support.maxTimeoutSec} s`);
   }
+  if (native.timeout !== undefined && !caps.passThrough) {
+    const t = caps.timeouts;
+    const min = t.minSec ?? 0;
+    const max = t.maxSec ?? Number.POSITIVE_INFINITY;
+    if (native.timeout < min || native.timeout > max)
+      return omit(`timeout ${native.timeout} s`, `${agent.displayName} takes ${min}–${max} s`);
+    // kanon.yaml says seconds; write the agent's unit.
+    if (t.unit === "ms") {
+      native.timeout *= 1000;
+      d.translations.push(`timeout ${hook.timeout} s → ${native.timeout} ms`);
+    }
+  }
+  if (caps.expandsVariables && native.command !== undefined) {
+    const protectedCommand = protectFromExpansion(native.command);
+    if ("problem" in protectedCommand)
+      return omit(
+        "command",
+        `${agent.displayName} expands $VAR in its settings before the shell runs the hook, and ${protectedCommand.problem}`,
+      );
+    if (protectedCommand.command !== native.command) {
+      native.command = protectedCommand.command;
+      d.translations.push("$ in the command protected from the settings loader's $VAR expansion");
+    }
+  }
 
   const problem = translateMatcher(hook.matcher, event, support, agent, native, d);
   if (problem) return omit(problem.capability, problem.detail);
@@ -176,17 +200,25 @@ function translateMatcher(
   }
   const parsed = parseNeutralMatcher(text);
   const kind = support?.matcher ?? neutralEvent(event)?.matcher ?? "none";
+  // A dialect that is only a regex (no exact lists) matches everything with no matcher at all, and
+  // would read `*` as an invalid regex (Kimi Code then never runs the hook).
+  const regexOnly = caps.matcher.listSeparators.length === 0;
   if (parsed.kind === "all") {
-    native.matcherText = text;
+    if (!regexOnly) native.matcherText = text;
     return null;
   }
   if (kind === "none") {
     d.notes.push(`${event} takes no matcher; ${agent.displayName} ignores it`);
-    native.matcherText = text;
+    if (!regexOnly) native.matcherText = text;
     return null;
   }
   const capability = `matcher ${JSON.stringify(text)}`;
   if (parsed.kind === "regex") {
+    if (support?.exactValue)
+      return {
+        capability,
+        detail: `${agent.displayName} compares ${event} matchers exactly, not as a regex`,
+      };
     const problem = regexProblem(parsed.source, caps.matcher.regex);
     if (problem) return { capability, detail: `it ${problem}` };
     native.matcher = parsed;
@@ -213,6 +245,16 @@ function translateMatcher(
       capability,
       detail: `${agent.displayName} has no ${what} ${dropped.map((n) => JSON.stringify(n)).join(", ")}`,
     };
+  }
+  if (support?.exactValue && kind !== "tool") {
+    if (names.length > 1)
+      return {
+        capability,
+        detail: `${agent.displayName} compares ${event} matchers with one ${kind} exactly`,
+      };
+    native.matcher = { kind: "names", names };
+    native.matcherText = names[0]!;
+    return null;
   }
   native.matcher = { kind: "names", names };
   const sameNames = names.length === parsed.names.length && names.every((n, i) => n === parsed.names[i]);

@@ -1,8 +1,12 @@
 /** The document a merge must produce, computed on values; the edited text is checked against it. */
 import type { MergeSpec } from "../../core/types.js";
+
+/** The merges that name one member whose entries (or whole value) are kanon's. */
+export type KeyedMerge = Extract<MergeSpec, { kind: "entries" | "value" }>;
+
 import { isPlainObject, type PlainObject, setOwn, withMember } from "../../formats/values.js";
 
-export function intendedDocument(existing: PlainObject, spec: MergeSpec, desired: unknown): PlainObject {
+export function intendedDocument(existing: PlainObject, spec: KeyedMerge, desired: unknown): PlainObject {
   if (spec.kind === "value") return withMember(existing, spec.key, desired);
   const current = existing[spec.key];
   const entries: PlainObject = {};

@@ -1,15 +1,14 @@
 /** Merging kanon's entries into a JSON or JSONC file that users also edit (comments allowed in both). */
 import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
-import type { MergeSpec } from "../../core/types.js";
 import { encodeJson } from "../../formats/json.js";
 import { deepEqual, isPlainObject, type PlainObject } from "../../formats/values.js";
 import { cannotParse, notAnObject, topLevelNotObject, verified } from "./errors.js";
-import { intendedDocument } from "./intended.js";
+import { intendedDocument, type KeyedMerge } from "./intended.js";
 import { findMember, JsonEditor, memberValue, nodeValue } from "./json-editor.js";
 import { partialTree, scanTopLevel, type TopLevel } from "./json-top-level.js";
 import { applyEdits, detectEol, lineColumn } from "./text.js";
 
-export function mergeJson(text: string, spec: MergeSpec, desired: unknown, path: string): string {
+export function mergeJson(text: string, spec: KeyedMerge, desired: unknown, path: string): string {
   const strict = parseStrict(text);
   const top = strict.ok && isPlainObject(strict.value) ? scanTopLevel(text) : undefined;
   if (strict.ok && top !== undefined)
@@ -27,7 +26,7 @@ export function mergeJson(text: string, spec: MergeSpec, desired: unknown, path:
 /** Strict JSON (what Claude Code writes), however big: only the managed member is parsed into a tree. */
 function mergeStrict(
   text: string,
-  spec: MergeSpec,
+  spec: KeyedMerge,
   desired: unknown,
   path: string,
   existing: PlainObject,
@@ -51,7 +50,7 @@ function mergeStrict(
 }
 
 /** The edits that put `desired` into the document; the text itself when nothing changes. */
-function edit(text: string, root: Node, spec: MergeSpec, desired: unknown, path: string): string {
+function edit(text: string, root: Node, spec: KeyedMerge, desired: unknown, path: string): string {
   const member = findMember(root, spec.key);
   const editor = new JsonEditor(text, root);
   if (spec.kind === "entries" && member !== undefined) {
@@ -105,7 +104,7 @@ function describeError(error: ParseError): string {
 }
 
 /** A JSONC file holding only comments: keep them and add the managed document after them. */
-function appendToCommentsOnly(text: string, spec: MergeSpec, desired: unknown, path: string): string {
+function appendToCommentsOnly(text: string, spec: KeyedMerge, desired: unknown, path: string): string {
   const eol = detectEol(text);
   const managed = { [spec.key]: desired };
   const fresh = encodeJson(managed).replaceAll("\n", eol);

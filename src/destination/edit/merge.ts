@@ -2,13 +2,16 @@
  * The co-owned file merge: kanon's managed entries go into a file the user also edits, and every
  * other byte of it stays as it was (unlike the Go tool, which re-serialised whole files).
  */
+import { type ParseError, parse as parseJsonc } from "jsonc-parser";
 import { KanonError, type MergeSpec } from "../../core/types.js";
 import { encodeJson } from "../../formats/json.js";
 import { encodeToml } from "../../formats/toml.js";
 import { isPlainObject, type PlainObject } from "../../formats/values.js";
+import { mergeHookGroups } from "./hook-groups.js";
 import { normaliseManaged } from "./intended.js";
 import { mergeJson } from "./json-merge.js";
 import { mergeToml } from "./toml-merge.js";
+import { mergeTomlTables } from "./toml-tables.js";
 
 /**
  * Returns the new text of the co-owned file at `path` (used in messages only): `existing` with
@@ -23,10 +26,22 @@ export function mergeCoOwned(
 ): string {
   // A byte-order mark is not part of either syntax; keep it in front of whatever the merge gives.
   if (existing.startsWith("\uFEFF")) return `\uFEFF${mergeCoOwned(existing.slice(1), spec, managed, path)}`;
+  if (spec.kind === "regions")
+    return spec.regions.reduce((text, region) => mergeCoOwned(text, region, managed, path), existing);
   const toml = spec.format === "toml";
   const normalised = normaliseManaged(managed, toml) as PlainObject;
   const desired = normalised[spec.key];
   if (desired === undefined) return existing;
+  if (spec.kind === "tables") return mergeTomlTables(existing, spec, desired, path);
+  if (spec.kind === "hook-groups") {
+    const combined = mergeHookGroups(jsonMember(existing, spec.key), desired, spec, path);
+    return mergeCoOwned(
+      existing,
+      { kind: "value", format: spec.format, key: spec.key },
+      { [spec.key]: combined },
+      path,
+    );
+  }
   if ((spec.kind === "entries" || toml) && !isPlainObject(desired)) {
     throw new KanonError(`cannot merge ${path}: kanon's ${spec.key} is not an object`);
   }
@@ -34,4 +49,12 @@ export function mergeCoOwned(
   return toml
     ? mergeToml(existing, spec, desired as PlainObject, path)
     : mergeJson(existing, spec, desired, path);
+}
+
+/** The value of a top-level member of a JSON(C) text; undefined when absent or unparsable (the merge reports that). */
+function jsonMember(text: string, key: string): unknown {
+  const errors: ParseError[] = [];
+  const doc = parseJsonc(text, errors, { allowTrailingComma: true, allowEmptyContent: true });
+  if (errors.length > 0 || !isPlainObject(doc)) return undefined;
+  return Object.hasOwn(doc, key) ? doc[key] : undefined;
 }

@@ -9,11 +9,10 @@
  * Lines of other tables, comments between them and blank lines stay byte for byte.
  */
 import { parse as parseTomlText, TomlError } from "smol-toml";
-import type { MergeSpec } from "../../core/types.js";
 import { encodeToml, encodeTomlKey, encodeTomlTable, encodeTomlValue } from "../../formats/toml.js";
 import { deepEqual, isPlainObject, type PlainObject, setOwn, sortedKeys } from "../../formats/values.js";
 import { cannotEdit, cannotParse, notAnObject, verified } from "./errors.js";
-import { intendedDocument } from "./intended.js";
+import { intendedDocument, type KeyedMerge } from "./intended.js";
 import {
   applyEdits,
   detectEol,
@@ -34,7 +33,7 @@ import {
   type TomlLayout,
 } from "./toml-layout.js";
 
-export function mergeToml(text: string, spec: MergeSpec, desired: PlainObject, path: string): string {
+export function mergeToml(text: string, spec: KeyedMerge, desired: PlainObject, path: string): string {
   const existing = parseToml(text, path);
   const current = existing[spec.key];
   if (spec.kind === "entries" && current !== undefined && !isPlainObject(current))

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { KanonError, type MergeSpec } from "../../../src/core/types.js";
 import { mergeCoOwned } from "../../../src/destination/edit/index.js";
+import type { KeyedMerge } from "../../../src/destination/edit/intended.js";
 import { encodeJson } from "../../../src/formats/json.js";
 import { fixture, mergeChecked, replaceOnce } from "./support.js";
 
@@ -361,7 +362,7 @@ describe("empty files and errors", () => {
     expect(mergeCoOwned("\n", claudeSettings, { hooks: {} }, "x")).toBe('{\n  "hooks": {}\n}\n');
   });
 
-  const failures: [string, string, MergeSpec, string][] = [
+  const failures: [string, string, KeyedMerge, string][] = [
     [
       "unparsable",
       '{\n  "a": 1,,\n}',

@@ -3,6 +3,7 @@ import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import type { MergeSpec } from "../../../src/core/types.js";
 import { mergeCoOwned } from "../../../src/destination/edit/index.js";
+import type { KeyedMerge } from "../../../src/destination/edit/intended.js";
 import { isPlainObject, type PlainObject } from "../../../src/formats/values.js";
 
 export function fixture(name: string): string {
@@ -18,7 +19,7 @@ export function replaceOnce(text: string, search: string, replacement: string): 
 }
 
 /** The document a merge should produce, computed independently from the editors. */
-export function intendedAfter(existing: PlainObject, spec: MergeSpec, managed: PlainObject): PlainObject {
+export function intendedAfter(existing: PlainObject, spec: KeyedMerge, managed: PlainObject): PlainObject {
   const desired = managed[spec.key];
   const result = { ...existing };
   if (spec.kind === "value") result[spec.key] = desired;
@@ -38,7 +39,7 @@ export function parseAny(text: string, format: MergeSpec["format"]): PlainObject
 /** Merges, then checks that the result parses to the intended document and that merging again changes nothing. */
 export function mergeChecked(
   existing: string,
-  spec: MergeSpec,
+  spec: KeyedMerge,
   managed: PlainObject,
   path = "test-file",
 ): string {

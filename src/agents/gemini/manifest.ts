@@ -1,0 +1,149 @@
+/**
+ * Gemini CLI, verified against 0.61.0: its bundle read (hook events, runner, matcher planner, the
+ * settings loader's variable expansion) and end-to-end runs against a fake model (2026-11-30).
+ */
+import type { AgentManifest, EventSupport } from "../../core/manifest.js";
+
+const VERIFIED = {
+  version: "0.61.0",
+  date: "2026-11-30",
+  how: "bundle read; e2e against a fake model",
+};
+/** Events read in the bundle and docs but not fired in the end-to-end runs. */
+const READ_ONLY = { version: "0.61.0", date: "2026-11-30", how: "bundle and docs read only (not run)" };
+
+const observe = { can: false } as const;
+const deny = (effect: string) => ({ can: true, how: ["exit2", "json"], effect }) as const;
+
+const events: Record<string, EventSupport> = {
+  SessionStart: {
+    native: "SessionStart",
+    matcher: "source",
+    values: ["startup", "resume", "clear"],
+    exactValue: true,
+    block: observe,
+    context: { channel: "hookSpecificOutput.additionalContext (JSON on stdout)", limit: null },
+    observeOnly: true,
+  },
+  UserPromptSubmit: {
+    native: "BeforeAgent",
+    matcher: "none",
+    block: deny("the prompt is dropped; the reason is shown"),
+    context: {
+      channel: "hookSpecificOutput.additionalContext (JSON on stdout; plain text is only shown)",
+      limit: null,
+    },
+  },
+  PreToolUse: {
+    native: "BeforeTool",
+    matcher: "tool",
+    block: deny(
+      "the tool call is blocked; the reason (stdout, else stderr) reaches the model as a tool error",
+    ),
+    context: null,
+  },
+  PostToolUse: {
+    native: "AfterTool",
+    matcher: "tool",
+    block: deny("the tool result the model sees is replaced by the reason"),
+    context: { channel: "hookSpecificOutput.additionalContext (JSON on stdout)", limit: null },
+  },
+  Stop: {
+    native: "AfterAgent",
+    matcher: "none",
+    block: deny("the reason becomes a new prompt and the agent retries"),
+    context: null,
+  },
+  PreCompact: {
+    native: "PreCompress",
+    matcher: "trigger",
+    values: ["manual", "auto"],
+    exactValue: true,
+    block: observe,
+    context: null,
+    observeOnly: true,
+    verified: READ_ONLY,
+  },
+  SessionEnd: {
+    native: "SessionEnd",
+    matcher: "reason",
+    values: ["exit", "clear", "logout", "prompt_input_exit", "other"],
+    exactValue: true,
+    block: observe,
+    context: null,
+    observeOnly: true,
+  },
+  Notification: {
+    native: "Notification",
+    matcher: "none",
+    block: observe,
+    context: null,
+    observeOnly: true,
+    verified: READ_ONLY,
+  },
+};
+
+export const geminiManifest: AgentManifest = {
+  id: "gemini",
+  displayName: "Gemini CLI",
+  defaultOn: false,
+  instructions: { user: ".gemini/GEMINI.md", project: "GEMINI.md" },
+  skills: { root: { user: ".gemini/skills", project: ".gemini/skills" }, providerNaming: "slug" },
+  mcp: {
+    file: { user: ".gemini/settings.json", project: ".gemini/settings.json" },
+    format: "json",
+    key: "mcpServers",
+  },
+  hooks: {
+    verified: VERIFIED,
+    file: { user: ".gemini/settings.json", project: ".gemini/settings.json" },
+    passThrough: false,
+    events,
+    handlers: {
+      command: {
+        fields: {
+          command: { support: "native" },
+          args: { support: "translated", how: "posix-command-line" },
+          timeout: { support: "native" },
+        },
+        runs: "bash -c <command>, cwd = the session cwd; $GEMINI_PROJECT_DIR and $CLAUDE_PROJECT_DIR are also substituted, shell-quoted",
+      },
+    },
+    matcher: {
+      listSeparators: [],
+      trimsSpaces: false,
+      regex: "javascript",
+      notes:
+        "tool events: an unanchored JavaScript regex (kanon anchors exact names: ^(?:run_shell_command)$); SessionStart, SessionEnd and PreCompress: the one value, compared exactly; other events ignore the matcher",
+    },
+    timeouts: { unit: "ms", defaultSec: 60 },
+    tools: {
+      Bash: ["run_shell_command"],
+      Edit: ["replace"],
+      Write: ["write_file"],
+      MultiEdit: ["replace"],
+      Read: ["read_file"],
+      Glob: ["glob"],
+      Grep: ["grep_search"],
+      WebFetch: ["web_fetch"],
+      WebSearch: ["google_web_search"],
+      TodoWrite: ["write_todos"],
+      Skill: ["activate_skill"],
+    },
+    gates: [
+      {
+        id: "gemini-folder-trust",
+        scopes: ["user", "project"],
+        description:
+          "Gemini CLI loads settings.json hooks (user ones too) only in a trusted folder: trustedFolders.json or GEMINI_CLI_TRUST_WORKSPACE=true; headless runs in an untrusted folder exit 55",
+      },
+    ],
+    expandsVariables: true,
+    runtime: [
+      "stdin: session_id, transcript_path, cwd, hook_event_name, timestamp, plus tool_name/tool_input (tool events), prompt, source, reason, …",
+      "stdout must be empty or one JSON object; exit 2 with text blocks (stdout, else stderr, is the reason); exit 1 warns",
+      "env: GEMINI_PROJECT_DIR, GEMINI_CWD, GEMINI_SESSION_ID, CLAUDE_PROJECT_DIR and the parent environment",
+      "settings strings are expanded ($VAR, ${VAR:-default}) when the file loads: kanon protects every $ of a hook command",
+    ],
+  },
+};

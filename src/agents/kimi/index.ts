@@ -1,0 +1,51 @@
+/** Kimi Code: mcp.json `mcpServers` entries and kanon's `[[hooks]]` tables in config.toml. */
+import type { Agent } from "../../core/manifest.js";
+import { encodeMarkedTables } from "../../formats/toml.js";
+import type { McpServer } from "../../source/model.js";
+import { kimiManifest } from "./manifest.js";
+
+/** kanon's `[[hooks]]` tables carry `# kanon: <hook name>` on their header line. */
+const MARKER = "kanon";
+
+function mcpServer(s: McpServer): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  if (s.url) {
+    if (s.type === "sse") item.transport = "sse";
+    item.url = s.url;
+    const headers: Record<string, string> = { ...s.headers };
+    for (const [header, envName] of Object.entries(s.env_headers ?? {})) headers[header] = `\${${envName}}`;
+    if (Object.keys(headers).length > 0) item.headers = headers;
+    if (s.bearer_token_env_var) item.bearerTokenEnvVar = s.bearer_token_env_var;
+  } else {
+    item.command = s.command ?? "";
+    if (s.args?.length) item.args = s.args;
+    if (s.env && Object.keys(s.env).length > 0) item.env = s.env;
+  }
+  if (s.startup_timeout_sec && s.startup_timeout_sec > 0)
+    item.startupTimeoutMs = s.startup_timeout_sec * 1000;
+  if (s.tool_timeout_sec && s.tool_timeout_sec > 0) item.toolTimeoutMs = s.tool_timeout_sec * 1000;
+  if (s.enabled_tools?.length) item.enabledTools = s.enabled_tools;
+  if (s.disabled_tools?.length) item.disabledTools = s.disabled_tools;
+  return item;
+}
+
+export const kimi: Agent = {
+  manifest: kimiManifest,
+  mcpServer,
+  hookFile(hooks) {
+    if (hooks.length === 0) return null;
+    // Kimi's schema is strict: exactly these keys, or it drops every hook.
+    const tables = hooks.map((h) => ({
+      event: h.event,
+      ...(h.matcherText ? { matcher: h.matcherText } : {}),
+      command: h.command ?? "",
+      ...(h.timeout ? { timeout: h.timeout } : {}),
+    }));
+    const labels = hooks.map((h) => h.name);
+    return {
+      content: encodeMarkedTables("hooks", tables, MARKER, labels),
+      managed: { hooks: tables },
+      merge: { kind: "tables", format: "toml", key: "hooks", marker: MARKER, labels },
+    };
+  },
+};

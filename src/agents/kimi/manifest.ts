@@ -1,0 +1,179 @@
+/**
+ * Kimi Code CLI (`@moonshot-ai/kimi-code`, binary `kimi`), verified against 2.1.0: its bundle read
+ * (the strict [[hooks]] schema, events, runner) and end-to-end runs against a fake model, with
+ * `kimi doctor` checking every rendered config.toml (2026-11-30).
+ */
+import type { AgentManifest, EventSupport } from "../../core/manifest.js";
+
+const VERIFIED = {
+  version: "2.1.0",
+  date: "2026-11-30",
+  how: "bundle read; e2e against a fake model; kimi doctor",
+};
+/** Events read in the code but not fired in the end-to-end runs. */
+const READ_ONLY = { version: "2.1.0", date: "2026-11-30", how: "bundle read only (not run)" };
+
+const observe = { can: false } as const;
+const block = (effect: string) => ({ can: true, how: ["exit2", "json"], effect }) as const;
+
+const events: Record<string, EventSupport> = {
+  SessionStart: {
+    native: "SessionStart",
+    matcher: "source",
+    values: ["startup", "resume"],
+    block: observe,
+    context: null,
+    observeOnly: true,
+    notes: "awaited, but its output is ignored",
+  },
+  UserPromptSubmit: {
+    native: "UserPromptSubmit",
+    matcher: "none",
+    block: block("the prompt is stopped before any model request (kimi -p exits 1)"),
+    context: { channel: "stdout or JSON message (a <hook_result> user message)", limit: null },
+  },
+  PreToolUse: {
+    native: "PreToolUse",
+    matcher: "tool",
+    block: block("the tool call is blocked; stderr or permissionDecisionReason reaches the model"),
+    context: null,
+  },
+  PostToolUse: {
+    native: "PostToolUse",
+    matcher: "tool",
+    block: observe,
+    context: null,
+    observeOnly: true,
+    notes: "fire-and-forget, and killed when the turn ends: slow work is cut off",
+  },
+  Stop: {
+    native: "Stop",
+    matcher: "none",
+    block: block("stderr becomes a user message and the turn continues (once per turn)"),
+    context: null,
+  },
+  Interrupt: {
+    native: "Interrupt",
+    matcher: "none",
+    block: observe,
+    context: null,
+    observeOnly: true,
+    verified: READ_ONLY,
+  },
+  PreCompact: {
+    native: "PreCompact",
+    matcher: "trigger",
+    values: ["manual", "auto"],
+    block: observe,
+    context: null,
+    observeOnly: true,
+    verified: READ_ONLY,
+  },
+  PostCompact: {
+    native: "PostCompact",
+    matcher: "trigger",
+    values: ["manual", "auto"],
+    block: observe,
+    context: null,
+    observeOnly: true,
+    verified: READ_ONLY,
+  },
+  SessionEnd: {
+    native: "SessionEnd",
+    matcher: "reason",
+    values: ["exit", "archive"],
+    block: observe,
+    context: null,
+    observeOnly: true,
+    notes: "never fires in kimi -p runs",
+  },
+  Notification: {
+    native: "Notification",
+    matcher: "notification",
+    block: observe,
+    context: null,
+    observeOnly: true,
+    verified: READ_ONLY,
+  },
+};
+
+// Kimi-only events, rendered as written for hooks that name them; read in the code, not run.
+for (const [name, matcher] of [
+  ["PostToolUseFailure", "tool"],
+  ["PermissionRequest", "tool"],
+  ["PermissionResult", "tool"],
+  ["UserPromptQueued", "none"],
+  ["TurnStarted", "none"],
+  ["StopFailure", "none"],
+  ["SessionHeartbeat", "none"],
+  ["SubagentStart", "agent"],
+  ["SubagentStop", "agent"],
+  ["TaskStarted", "none"],
+] as const) {
+  events[name] = {
+    native: name,
+    matcher,
+    block: observe,
+    context: null,
+    notes: "Kimi Code only",
+    verified: READ_ONLY,
+  };
+}
+
+export const kimiManifest: AgentManifest = {
+  id: "kimi",
+  displayName: "Kimi Code",
+  defaultOn: false,
+  instructions: { user: ".kimi-code/AGENTS.md", project: "AGENTS.md" },
+  skills: { root: { user: ".kimi-code/skills", project: ".kimi-code/skills" }, providerNaming: "slug" },
+  mcp: {
+    file: { user: ".kimi-code/mcp.json", project: ".kimi-code/mcp.json" },
+    format: "json",
+    key: "mcpServers",
+  },
+  hooks: {
+    verified: VERIFIED,
+    // Kimi Code reads hooks from $KIMI_CODE_HOME/config.toml only: there are no project hooks.
+    file: { user: ".kimi-code/config.toml", project: null },
+    passThrough: false,
+    events,
+    handlers: {
+      command: {
+        fields: {
+          command: { support: "native" },
+          args: { support: "translated", how: "posix-command-line" },
+          timeout: { support: "native" },
+        },
+        runs: "spawned with shell: true in its own process group, cwd = the session cwd; the whole environment is inherited (model API key included)",
+      },
+    },
+    matcher: {
+      listSeparators: [],
+      trimsSpaces: false,
+      regex: "javascript",
+      notes:
+        "an unanchored JavaScript regex (kanon anchors exact names: ^(?:Bash)$); an invalid regex never matches",
+    },
+    timeouts: { unit: "s", defaultSec: 30, minSec: 1, maxSec: 600 },
+    tools: {
+      Bash: ["Bash"],
+      Edit: ["Edit"],
+      Write: ["Write"],
+      MultiEdit: ["Edit"],
+      Read: ["Read"],
+      Glob: ["Glob"],
+      Grep: ["Grep"],
+      WebFetch: ["FetchURL"],
+      Agent: ["Agent"],
+      Task: ["Agent"],
+      TodoWrite: ["TodoList"],
+      Skill: ["Skill"],
+    },
+    gates: [],
+    runtime: [
+      "stdin: hook_event_name, session_id, cwd, client_type, plus tool_name/tool_input/tool_call_id (tool events), prompt (an array of content parts), source, …",
+      "exit 2 blocks PreToolUse, UserPromptSubmit and Stop (stderr is the reason); other exits, crashes and timeouts allow",
+      "one invalid [[hooks]] entry makes Kimi drop every hook: kanon writes only event, matcher, command and timeout (1–600 s)",
+    ],
+  },
+};
