@@ -3,8 +3,9 @@
  * validate and render do. `npm run docs` rewrites them; a test fails when README.md is stale.
  */
 
+import { basename } from "node:path";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
-import type { Agent, EventSupport, HookCapabilities } from "../core/manifest.js";
+import type { Agent, EventSupport, HookCapabilities, ScopedPath, Verified } from "../core/manifest.js";
 
 const BEGIN = (name: string) => `<!-- BEGIN GENERATED: ${name} (npm run docs) -->`;
 const END = (name: string) => `<!-- END GENERATED: ${name} -->`;
@@ -30,16 +31,63 @@ function eventCell(e: EventSupport | undefined, caps: HookCapabilities): string 
   return parts.join(", ");
 }
 
+/**
+ * The support table, plus one footnote per event row that was verified differently from its agent's
+ * manifest (e.g. read in the code but not run).
+ */
 export function hookSupportTable(agents: readonly Agent[]): string {
   const header = [
     "Neutral event",
     ...agents.map((a) => `${a.manifest.displayName} ${a.manifest.hooks.verified.version}`),
   ];
+  const notes: { id: string; agent: string; verified: Verified; events: string[] }[] = [];
+  const footnote = (agent: Agent, event: string, verified: Verified): string => {
+    const name = agent.manifest.displayName;
+    let note = notes.find((n) => n.agent === name && JSON.stringify(n.verified) === JSON.stringify(verified));
+    if (!note) {
+      note = { id: `${agent.manifest.id}-${notes.length + 1}`, agent: name, verified, events: [] };
+      notes.push(note);
+    }
+    note.events.push(event);
+    return ` [^${note.id}]`;
+  };
   const rows = NEUTRAL_EVENTS.map((ev) => [
     `${code(ev.name)}: ${ev.purpose}`,
-    ...agents.map((a) => eventCell(a.manifest.hooks.events[ev.name], a.manifest.hooks)),
+    ...agents.map((a) => {
+      const e = a.manifest.hooks.events[ev.name];
+      return eventCell(e, a.manifest.hooks) + (e?.verified ? footnote(a, ev.name, e.verified) : "");
+    }),
   ]);
-  return table(header, rows);
+  const lines = notes.map(
+    (n) =>
+      `[^${n.id}]: ${n.agent} ${n.events.map(code).join(", ")}: ${n.verified.version}, ${n.verified.date}: ${n.verified.how}.`,
+  );
+  return [table(header, rows), ...(lines.length > 0 ? ["", ...lines] : [])].join("\n");
+}
+
+/** "Where files go": every destination of every agent, user · project, from the manifests. */
+export function whereFilesTable(agents: readonly Agent[]): string {
+  const place = (p: ScopedPath, dir = false) => {
+    const slash = dir ? "/" : "";
+    const user = p.user ? code(`~/${p.user}${slash}`) : "—";
+    const project = p.project ? code(`P/${p.project}${slash}`) : "—";
+    return `${user} · ${project}`;
+  };
+  const rows = agents.map((a) => {
+    const m = a.manifest;
+    const alternatives = (m.mcp.alternatives ?? [])
+      .map((alt) => (alt.user ? ` (or ${code(basename(alt.user))})` : ""))
+      .join("");
+    return [
+      m.displayName,
+      place(m.instructions),
+      `${place(m.mcp.file)}${alternatives} (${code(m.mcp.key)})`,
+      place(m.hooks.file),
+      place(m.skills.root, true),
+      m.defaultOn ? "yes" : "no: list it in `agents:`",
+    ];
+  });
+  return table(["agent", "instructions", "MCP servers", "hooks", "skills", "on by default"], rows);
 }
 
 export function hookDetailsTable(agents: readonly Agent[]): string {
@@ -68,7 +116,10 @@ export function hookDetailsTable(agents: readonly Agent[]): string {
     [
       "Timeout",
       ...by(
-        (h) => `${h.timeouts.unit === "s" ? "seconds" : "milliseconds"}, default ${h.timeouts.defaultSec} s`,
+        (h) =>
+          `${h.timeouts.unit === "s" ? "seconds" : "milliseconds"} (kanon.yaml's seconds are converted), default ${h.timeouts.defaultSec} s${
+            h.timeouts.maxSec !== undefined ? `, ${h.timeouts.minSec ?? 0}–${h.timeouts.maxSec} s` : ""
+          }`,
       ),
     ],
     [
@@ -103,6 +154,7 @@ export function generatedSections(agents: readonly Agent[]): Record<string, stri
     "hook-support": hookSupportTable(agents),
     "hook-details": hookDetailsTable(agents),
     "hook-runtime": runtimeNotes(agents),
+    "where-files": whereFilesTable(agents),
   };
 }
 

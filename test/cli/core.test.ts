@@ -91,7 +91,10 @@ describe("validate, render, diff, apply on a new home", () => {
   it("renders one agent with --agent and rejects an unknown agent", () => {
     expect(k("--agent", "codex", "render").stdout).toContain("==> [codex]");
     expect(k("--agent", "codex", "render").stdout).not.toContain("==> [claude]");
-    expect(k("render", "--agent", "nope")).toMatchObject({ status: 1, stderr: 'unsupported agent "nope"\n' });
+    expect(k("render", "--agent", "nope")).toMatchObject({
+      status: 1,
+      stderr: 'unsupported agent "nope" (known: codex, claude, opencode, gemini, kimi)\n',
+    });
   });
 
   it("diffs as git-style hunks, applies after a yes, then has no changes", () => {

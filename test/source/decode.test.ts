@@ -144,6 +144,7 @@ describe("JSON Schema", () => {
     };
     expect(Object.keys(s.properties)).toEqual([
       "version",
+      "agents",
       "instructions",
       "skills",
       "mcp",
