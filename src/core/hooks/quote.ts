@@ -22,43 +22,50 @@ const EXPANDED = /\$[\w{]/;
  * - escaped (`\$`, literal): `\$HOME` → `\$''HOME`, and `"\$HOME"` → `"\$""HOME"`;
  * - expanded by the shell (unquoted or in double quotes): `$HOME` → `$\<newline>HOME` (a line
  *   continuation, which the shell removes before it expands).
- * Returns a reason instead when the command holds constructs whose quoting this does not follow
- * (backquotes, `$(…)`, `$'…'`, here-documents, comments) together with something to protect.
+ * Returns a reason instead when a `$` needs protecting and the command, outside single quotes, holds
+ * constructs whose quoting this does not follow (backquotes, `$(…)`, `$'…'`, here-documents, comments).
  */
 export function protectFromExpansion(command: string): { command: string } | { problem: string } {
   if (!EXPANDED.test(command)) return { command };
-  const unsupported = /`|\$\(|\$'|<<|(^|[\s;&|(])#/.exec(command);
-  if (unsupported) {
-    return {
-      problem: `it uses $VAR together with ${JSON.stringify(unsupported[0].trim())}, which kanon cannot protect from early expansion`,
-    };
-  }
   let out = "";
   let quote: "'" | '"' | null = null;
+  let unsupported: string | null = null;
+  const expandable = (at: number) => /[\w{]/.test(command.charAt(at));
   for (let i = 0; i < command.length; i++) {
     const ch = command.charAt(i);
     const next = command.charAt(i + 1);
-    const expandable = next !== "" && /[\w{]/.test(next);
     if (quote === "'") {
       if (ch === "'") quote = null;
-      out += ch === "$" && expandable ? "$''" : ch;
+      out += ch === "$" && expandable(i + 1) ? "$''" : ch;
       continue;
     }
     if (ch === "\\") {
-      // An escaped character is literal; an escaped `$` must still not reach the settings loader as `$NAME`.
-      if (next === "$" && /[\w{]/.test(command.charAt(i + 2))) {
-        out += quote === '"' ? '\\$""' : "\\$''";
-      } else {
-        out += ch + next;
-      }
+      // An escaped `$` is literal for the shell, and must still not reach the loader as `$NAME`.
+      if (next === "$" && expandable(i + 2)) out += quote === '"' ? '\\$""' : "\\$''";
+      else out += ch + next;
       i++;
       continue;
     }
+    const construct =
+      ch === "`"
+        ? "`"
+        : ch === "$" && (next === "(" || next === "'")
+          ? ch + next
+          : quote === null && ch === "<" && next === "<"
+            ? "<<"
+            : quote === null && ch === "#" && (i === 0 || /[\s;&|(]/.test(command.charAt(i - 1)))
+              ? "#"
+              : null;
+    if (construct !== null) unsupported ??= construct.trim();
     if (ch === "'" && quote === null) quote = "'";
     else if (ch === '"') quote = quote === '"' ? null : '"';
-    out += ch === "$" && expandable ? "$\\\n" : ch;
+    out += ch === "$" && expandable(i + 1) ? "$\\\n" : ch;
   }
   if (quote !== null)
     return { problem: `it has an unterminated ${quote === "'" ? "single" : "double"} quote` };
+  if (unsupported !== null)
+    return {
+      problem: `it uses $VAR together with ${JSON.stringify(unsupported)}, whose quoting kanon does not follow`,
+    };
   return { command: out };
 }
