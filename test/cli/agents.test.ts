@@ -1,0 +1,122 @@
+/** Choosing agents (`agents:` and `--agent`), and Gemini CLI / Kimi Code end to end through the CLI. */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Sandbox, sandbox } from "../support/cli.js";
+
+let s: Sandbox;
+let kh: string;
+beforeEach(() => {
+  s = sandbox();
+  kh = join(s.work, "kanon-home");
+  mkdirSync(join(kh, "instructions"), { recursive: true });
+  writeFileSync(join(kh, "instructions/shared.md"), "# Shared\n");
+});
+afterEach(() => s.cleanup());
+
+const HOOKS = `hooks:
+  - name: guard
+    event: PreToolUse
+    matcher: Bash
+    command: /usr/local/bin/guard "$HOME"
+    timeout: 10
+`;
+const home = (extra = "") =>
+  writeFileSync(
+    join(kh, "kanon.yaml"),
+    `version: 1\n${extra}instructions:\n  files: [instructions/shared.md]\n${HOOKS}`,
+  );
+const k = (...args: string[]) => s.run(["--home", kh, ...args]);
+const agentsOf = (stdout: string) =>
+  [...new Set([...stdout.matchAll(/^==> \[(\w+)\]/gm)].map((m) => m[1]))].sort();
+
+describe("choosing agents", () => {
+  it("renders the three agents of the Go original when kanon.yaml has no agents: list", () => {
+    home();
+    expect(agentsOf(k("render").stdout)).toEqual(["claude", "codex", "opencode"]);
+  });
+
+  it("renders the agents: list", () => {
+    home("agents: [kimi, claude, gemini]\n");
+    expect(agentsOf(k("render").stdout)).toEqual(["claude", "gemini", "kimi"]);
+  });
+
+  it("renders an agent outside the list when --agent names it", () => {
+    home("agents: [claude]\n");
+    expect(agentsOf(k("--agent", "gemini", "render").stdout)).toEqual(["gemini"]);
+  });
+
+  it("rejects an unknown name in agents:, listing the known ones", () => {
+    home("agents: [claude, gemni]\n");
+    expect(k("render")).toMatchObject({
+      status: 1,
+      stderr: 'agents lists unsupported agent "gemni" (known: codex, claude, opencode, gemini, kimi)\n',
+    });
+  });
+
+  it("accepts every agent in targets", () => {
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "version: 1\nhooks:\n  - name: g\n    event: Stop\n    command: x\n    targets: [gemini, kimi]\n",
+    );
+    expect(k("--agent", "kimi", "render")).toMatchObject({ status: 0 });
+  });
+});
+
+describe("Gemini CLI and Kimi Code through the CLI", () => {
+  it("applies into a settings.json the user edits, keeping their hooks, servers and comments", () => {
+    home("agents: [gemini]\n");
+    mkdirSync(join(s.home, ".gemini"));
+    const mine =
+      '{\n  // mine\n  "mcpServers": { "mine": { "command": "m" } },\n  "hooks": { "BeforeTool": [{ "hooks": [{ "type": "command", "name": "mine", "command": "x" }] }] }\n}\n';
+    writeFileSync(join(s.home, ".gemini/settings.json"), mine);
+    expect(k("apply", "--yes")).toMatchObject({ status: 0 });
+    const after = readFileSync(join(s.home, ".gemini/settings.json"), "utf8");
+    expect(after).toContain("// mine");
+    expect(after).toContain('"name": "mine"');
+    expect(after).toContain('"name": "kanon:guard"');
+    expect(after).toContain('"timeout": 10000');
+    expect(after).toContain(String.raw`"command": "/usr/local/bin/guard \"$\\\nHOME\""`);
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("fails without writing when Gemini's settings.json does not parse, naming the file", () => {
+    home("agents: [gemini]\n");
+    mkdirSync(join(s.home, ".gemini"));
+    writeFileSync(join(s.home, ".gemini/settings.json"), "{ nope");
+    const r = k("apply", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`cannot parse ${join(s.home, ".gemini/settings.json")} for merge`);
+    expect(readFileSync(join(s.home, ".gemini/settings.json"), "utf8")).toBe("{ nope");
+  });
+
+  it("warns once per hook in project scope for Kimi, and an explicit target is an error", () => {
+    home("agents: [kimi]\n");
+    const project = join(s.work, "p");
+    mkdirSync(project);
+    expect(k("--project", project, "render").stderr).toBe(
+      'warning: hook "guard" is not rendered for kimi: hooks in project scope is not supported\n',
+    );
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "version: 1\nhooks:\n  - name: g\n    event: Stop\n    command: x\n    targets: [kimi]\n",
+    );
+    expect(k("--project", project, "render")).toMatchObject({
+      status: 1,
+      stderr: 'hook "g" targets kimi but hooks in project scope is not supported for kimi\n',
+    });
+  });
+
+  it("reports Gemini project hooks held back by folder trust in status, until the folder is trusted", () => {
+    home("agents: [gemini]\n");
+    const project = join(s.work, "p");
+    mkdirSync(project);
+    expect(k("--project", project, "apply", "--yes").status).toBe(0);
+    expect(k("--project", project, "status").stdout).toContain(
+      "Gemini CLI will skip 1 hook(s) for now:\n  guard (BeforeTool): folder not trusted yet\n",
+    );
+    mkdirSync(join(s.home, ".gemini"), { recursive: true });
+    writeFileSync(join(s.home, ".gemini/trustedFolders.json"), JSON.stringify({ [project]: "TRUST_FOLDER" }));
+    expect(k("--project", project, "status").stdout).not.toContain("will skip");
+  });
+});

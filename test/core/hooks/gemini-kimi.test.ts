@@ -1,0 +1,106 @@
+/** The support check for Gemini CLI and Kimi Code: events, tools, matchers, timeouts, scope, $VAR. */
+import { describe, expect, it } from "vitest";
+import { geminiManifest } from "../../../src/agents/gemini/manifest.js";
+import { kimiManifest } from "../../../src/agents/kimi/manifest.js";
+import { decideHook, omissionError, omissionWarning } from "../../../src/core/hooks/support.js";
+import type { HookEntry } from "../../../src/source/model.js";
+
+const decide = (hook: HookEntry, manifest = geminiManifest, scope: "user" | "project" = "user") =>
+  decideHook(hook, 0, manifest, scope)!;
+
+const guard: HookEntry = {
+  name: "guard",
+  event: "PreToolUse",
+  matcher: "Bash",
+  command: "/bin/guard",
+  timeout: 10,
+};
+
+describe("Gemini CLI", () => {
+  it("maps events and tools, anchors the tool regex and writes the timeout in milliseconds", () => {
+    const d = decide(guard);
+    expect(d.outcome).toBe("translated");
+    expect(d.native).toMatchObject({
+      event: "BeforeTool",
+      matcherText: "^(?:run_shell_command)$",
+      timeout: 10000,
+    });
+    expect(d.translations).toContain("timeout 10 s → 10000 ms");
+    expect(decide({ name: "s", event: "Stop", command: "x" }).native?.event).toBe("AfterAgent");
+    expect(decide({ name: "p", event: "UserPromptSubmit", command: "x" }).native?.event).toBe("BeforeAgent");
+  });
+
+  it("leaves out events whose behaviour Gemini has not (PostCompact, Interrupt)", () => {
+    for (const event of ["PostCompact", "Interrupt"]) {
+      const d = decide({ name: "h", event, command: "x" });
+      expect(omissionWarning(d)).toBe(
+        `hook "h" is not rendered for gemini: event "${event}" is not supported`,
+      );
+    }
+  });
+
+  it("writes one exact SessionStart source, and refuses a list or a regex Gemini compares exactly", () => {
+    expect(
+      decide({ name: "s", event: "SessionStart", matcher: "startup", command: "x" }).native?.matcherText,
+    ).toBe("startup");
+    const list = decide({
+      name: "s",
+      event: "SessionStart",
+      matcher: "startup|resume",
+      command: "x",
+      targets: ["gemini"],
+    });
+    expect(omissionError(list)).toBe(
+      'hook "s" targets gemini but matcher "startup|resume" is not supported for gemini (Gemini CLI compares SessionStart matchers with one source exactly)',
+    );
+  });
+
+  it("protects $VAR in the command from the settings loader", () => {
+    const d = decide({ name: "p", event: "Stop", command: 'echo "$HOME"' });
+    expect(d.native?.command).toBe('echo "$\\\nHOME"');
+    expect(d.translations).toContain("$ in the command protected from the settings loader's $VAR expansion");
+  });
+
+  it("fails an explicit target whose command it cannot protect, naming hook, agent and reason", () => {
+    const d = decide({ name: "sub", event: "Stop", command: "echo $(echo $HOME)", targets: ["gemini"] });
+    expect(omissionError(d)).toBe(
+      `hook "sub" targets gemini but command is not supported for gemini (Gemini CLI expands $VAR in its settings before the shell runs the hook, and it uses $VAR together with "$(", whose quoting kanon does not follow)`,
+    );
+  });
+
+  it("reports folder trust as a gate in both scopes", () => {
+    expect(decide(guard, geminiManifest, "project").gates.map((g) => g.id)).toEqual(["gemini-folder-trust"]);
+  });
+});
+
+describe("Kimi Code", () => {
+  it("keeps the native event and tool names, anchors the matcher, keeps seconds", () => {
+    const d = decide(guard, kimiManifest);
+    expect(d.native).toMatchObject({ event: "PreToolUse", matcherText: "^(?:Bash)$", timeout: 10 });
+    expect(d.gates).toEqual([]);
+  });
+
+  it("drops a match-all matcher (`*` is an invalid regex for Kimi, which would never run the hook)", () => {
+    expect(decide({ ...guard, matcher: "*" }, kimiManifest).native?.matcherText).toBeUndefined();
+  });
+
+  it("refuses a timeout outside 1–600 s, which would make Kimi drop every hook", () => {
+    const d = decide({ ...guard, timeout: 900, targets: ["kimi"] }, kimiManifest);
+    expect(omissionError(d)).toBe(
+      'hook "guard" targets kimi but timeout 900 s is not supported for kimi (Kimi Code takes 1–600 s)',
+    );
+  });
+
+  it("has no project hooks: explicit is an error, implicit a warning", () => {
+    expect(omissionError(decide({ ...guard, targets: ["kimi"] }, kimiManifest, "project"))).toBe(
+      'hook "guard" targets kimi but hooks in project scope is not supported for kimi',
+    );
+    expect(omissionWarning(decide(guard, kimiManifest, "project"))).toBe(
+      'hook "guard" is not rendered for kimi: hooks in project scope is not supported',
+    );
+  });
+
+  it("leaves out async hooks (Kimi has no such field)", () => {
+    expect(decide({ ...guard, async: true }, kimiManifest).outcome).toBe("omitted");
+  });
+});
