@@ -147,6 +147,11 @@ export interface McpCapabilities {
   format: "json" | "jsonc" | "toml";
   /** Top-level key whose entries are kanon's. */
   key: string;
+  /**
+   * The values the agent accepts for a server's `default_approval` and `tools.<t>.approval`; any other
+   * stops it from loading the file, so kanon refuses it. Absent: the agent has no such setting.
+   */
+  approvalModes?: string[];
 }
 
 export interface AgentManifest {

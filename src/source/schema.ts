@@ -102,12 +102,16 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
               tool_timeout_sec: int("Codex: tool call timeout in seconds."),
               enabled_tools: list(str(), "Codex: tools to enable."),
               disabled_tools: list(str(), "Codex: tools to disable."),
-              default_approval: str("Codex: default tool approval."),
+              default_approval: str(
+                "Codex: default tool approval mode (auto, prompt, writes or approve), written as default_tools_approval_mode.",
+              ),
               tools: map(
                 obj({
-                  description: str(),
-                  approval: str(),
-                  approval_prompt: str(),
+                  description: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
+                  approval: str("Codex: this tool's approval mode, written as tools.<tool>.approval_mode."),
+                  approval_prompt: str(
+                    "Accepted for the Go original; Codex ignores it, so it is not rendered.",
+                  ),
                 }),
                 "Codex: per-tool settings.",
               ),

@@ -5,14 +5,20 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { decideHook, type HookDecision, omissionError, omissionWarning } from "../core/hooks/support.js";
+import {
+  decideHook,
+  type HookDecision,
+  omissionError,
+  omissionWarning,
+  targetsAgent,
+} from "../core/hooks/support.js";
 import type { Agent } from "../core/manifest.js";
 import type { Scope } from "../core/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { envRefs } from "./env.js";
 import { statError } from "./fs-errors.js";
 import { type Paths, resolveHomePath } from "./load.js";
-import type { KanonConfig } from "./model.js";
+import type { KanonConfig, McpServer } from "./model.js";
 
 export interface Validation {
   errors: string[];
@@ -93,6 +99,7 @@ export async function validateConfig(
     for (const t of badTargets(server.targets))
       errors.push(`mcp server "${name}" has unsupported target "${t}"`);
     if (!server.url && !server.command) errors.push(`mcp server "${name}" requires url or command`);
+    errors.push(...approvalErrors(name, server, agents));
   }
 
   const decisions: HookDecision[] = [];
@@ -156,4 +163,22 @@ export function hookWarnings(decisions: readonly HookDecision[], agents: readonl
   return decisions
     .filter((d) => d.outcome === "omitted" && !d.explicit && ids.has(d.agent))
     .map(omissionWarning);
+}
+
+/** Approval values an agent that reads them would refuse (Codex stops loading config.toml at all). */
+function approvalErrors(name: string, server: McpServer, agents: readonly Agent[]): string[] {
+  const errors: string[] = [];
+  for (const agent of agents) {
+    const modes = agent.manifest.mcp.approvalModes;
+    if (!modes || !targetsAgent(server.targets, agent.manifest.id)) continue;
+    const check = (field: string, value: string | undefined) => {
+      if (value && !modes.includes(value))
+        errors.push(
+          `mcp server "${name}": ${field} "${value}" is not one ${agent.manifest.displayName} accepts (${modes.join(", ")})`,
+        );
+    };
+    check("default_approval", server.default_approval);
+    for (const [tool, t] of Object.entries(server.tools ?? {})) check(`tools.${tool}.approval`, t.approval);
+  }
+  return errors;
 }

@@ -1,5 +1,5 @@
 /** Choosing agents (`agents:` and `--agent`), and Gemini CLI / Kimi Code end to end through the CLI. */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Sandbox, sandbox } from "../support/cli.js";
@@ -118,5 +118,31 @@ describe("Gemini CLI and Kimi Code through the CLI", () => {
     mkdirSync(join(s.home, ".gemini"), { recursive: true });
     writeFileSync(join(s.home, ".gemini/trustedFolders.json"), JSON.stringify({ [project]: "TRUST_FOLDER" }));
     expect(k("--project", project, "status").stdout).not.toContain("will skip");
+  });
+});
+
+describe("Codex MCP tool approvals", () => {
+  it("writes the keys Codex reads, from the Go original's fields", () => {
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "version: 1\nmcp:\n  servers:\n    ctx:\n      command: c\n      default_approval: prompt\n      tools:\n        search: { approval: auto, approval_prompt: ignored, description: ignored }\n",
+    );
+    expect(k("--agent", "codex", "apply", "--yes").status).toBe(0);
+    expect(readFileSync(join(s.home, ".codex/config.toml"), "utf8")).toBe(
+      "[mcp_servers]\n[mcp_servers.ctx]\ncommand = 'c'\ndefault_tools_approval_mode = 'prompt'\n\n[mcp_servers.ctx.tools]\n[mcp_servers.ctx.tools.search]\napproval_mode = 'auto'\n",
+    );
+  });
+
+  it("refuses a value Codex would reject, naming the server and the allowed values, and writes nothing", () => {
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "version: 1\nmcp:\n  servers:\n    ctx:\n      command: c\n      tools:\n        search: { approval: always }\n",
+    );
+    expect(k("apply", "--yes")).toMatchObject({
+      status: 1,
+      stderr:
+        'mcp server "ctx": tools.search.approval "always" is not one Codex CLI accepts (auto, prompt, writes, approve)\n',
+    });
+    expect(existsSync(join(s.home, ".codex"))).toBe(false);
   });
 });

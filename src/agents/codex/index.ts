@@ -26,19 +26,12 @@ function mcpServer(s: McpServer): Record<string, unknown> {
   set("tool_timeout_sec", s.tool_timeout_sec);
   set("enabled_tools", s.enabled_tools);
   set("disabled_tools", s.disabled_tools);
-  set("default_tool_approval", s.default_approval);
-  if (s.tools && Object.keys(s.tools).length > 0) {
-    item.tools = Object.fromEntries(
-      Object.entries(s.tools).map(([name, t]) => [
-        name,
-        {
-          approval: t.approval ?? "",
-          approval_prompt: t.approval_prompt ?? "",
-          description: t.description ?? "",
-        },
-      ]),
-    );
-  }
+  // The Go original wrote default_tool_approval and tools.<t>.approval, approval_prompt and
+  // description, which Codex parses and ignores; these are the keys Codex reads (values validated).
+  set("default_tools_approval_mode", s.default_approval);
+  const tools = Object.entries(s.tools ?? {}).filter(([, t]) => t.approval);
+  if (tools.length > 0)
+    item.tools = Object.fromEntries(tools.map(([name, t]) => [name, { approval_mode: t.approval }]));
   return item;
 }
 

@@ -116,6 +116,8 @@ export const codexManifest: AgentManifest = {
     file: { user: ".codex/config.toml", project: ".codex/config.toml" },
     format: "toml",
     key: "mcp_servers",
+    // Codex 0.171.0: `unknown variant …, expected one of auto, prompt, writes, approve` (config not loaded).
+    approvalModes: ["auto", "prompt", "writes", "approve"],
   },
   hooks: {
     verified: VERIFIED,
