@@ -5,7 +5,7 @@
 
 import { basename } from "node:path";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
-import type { Agent, EventSupport, HookCapabilities, ScopedPath, Verified } from "../core/manifest.js";
+import type { Agent, EventSupport, HookCapabilities, ScopedPath, Verified } from "../model/manifest.js";
 
 const BEGIN = (name: string) => `<!-- BEGIN GENERATED: ${name} (npm run docs) -->`;
 const END = (name: string) => `<!-- END GENERATED: ${name} -->`;

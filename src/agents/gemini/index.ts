@@ -1,8 +1,8 @@
 /** Gemini CLI: settings.json holds both `mcpServers` entries and kanon's groups in `hooks`. */
 import { hookGroups } from "../../core/hooks/groups.js";
-import type { Agent } from "../../core/manifest.js";
 import { encodeJson } from "../../formats/json.js";
-import type { McpServer } from "../../source/model.js";
+import type { McpServer } from "../../model/config.js";
+import type { Agent } from "../../model/manifest.js";
 import { geminiManifest } from "./manifest.js";
 import { geminiGatedHooks } from "./trust.js";
 

@@ -2,7 +2,7 @@
  * Gemini CLI, verified against 0.61.0: its bundle read (hook events, runner, matcher planner, the
  * settings loader's variable expansion) and end-to-end runs against a fake model (2026-11-30).
  */
-import type { AgentManifest, EventSupport } from "../../core/manifest.js";
+import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 
 const VERIFIED = {
   version: "0.61.0",

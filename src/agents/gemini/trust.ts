@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { type ParseError, parse as parseJsonc } from "jsonc-parser";
-import type { GateCheckInput, GatedHook } from "../../core/manifest.js";
+import type { GateCheckInput, GatedHook } from "../../model/manifest.js";
 
 export async function geminiGatedHooks(
   input: GateCheckInput,

@@ -1,7 +1,8 @@
 /** Kimi Code: mcp.json `mcpServers` entries and kanon's `[[hooks]]` tables in config.toml. */
-import type { Agent } from "../../core/manifest.js";
+
 import { encodeMarkedTables } from "../../formats/toml.js";
-import type { McpServer } from "../../source/model.js";
+import type { McpServer } from "../../model/config.js";
+import type { Agent } from "../../model/manifest.js";
 import { kimiManifest } from "./manifest.js";
 
 /** kanon's `[[hooks]]` tables carry `# kanon: <hook name>` on their header line. */

@@ -3,7 +3,7 @@
  * (the strict [[hooks]] schema, events, runner) and end-to-end runs against a fake model, with
  * `kimi doctor` checking every rendered config.toml (2026-11-30).
  */
-import type { AgentManifest, EventSupport } from "../../core/manifest.js";
+import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 
 const VERIFIED = {
   version: "2.1.0",

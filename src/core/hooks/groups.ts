@@ -4,7 +4,7 @@
  * with the same event and matcher are not coalesced (byte-compatible with the Go original). Gemini
  * CLI's settings.json `hooks` has the same shape, with named handlers.
  */
-import type { NativeHook } from "./support.js";
+import type { NativeHook } from "../../model/manifest.js";
 
 export function hookGroups(
   hooks: NativeHook[],

@@ -3,8 +3,9 @@
  * settings.json `hooks`): `{ "<Event>": [{ matcher?, hooks: [handler] }] }`. A group is kanon's when
  * every handler in it has a `name` starting with the spec's prefix; the user's groups stay in place.
  */
-import type { MergeSpec } from "../../core/types.js";
+
 import { isPlainObject, type PlainObject, setOwn } from "../../formats/values.js";
+import type { MergeSpec } from "../../model/types.js";
 import { cannotEdit, notAnObject } from "./errors.js";
 
 type Spec = Extract<MergeSpec, { kind: "hook-groups" }>;

@@ -1,10 +1,9 @@
 /** The document a merge must produce, computed on values; the edited text is checked against it. */
-import type { MergeSpec } from "../../core/types.js";
+import { isPlainObject, type PlainObject, setOwn, withMember } from "../../formats/values.js";
+import type { MergeSpec } from "../../model/types.js";
 
 /** The merges that name one member whose entries (or whole value) are kanon's. */
 export type KeyedMerge = Extract<MergeSpec, { kind: "entries" | "value" }>;
-
-import { isPlainObject, type PlainObject, setOwn, withMember } from "../../formats/values.js";
 
 export function intendedDocument(existing: PlainObject, spec: KeyedMerge, desired: unknown): PlainObject {
   if (spec.kind === "value") return withMember(existing, spec.key, desired);

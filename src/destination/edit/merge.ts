@@ -3,10 +3,10 @@
  * other byte of it stays as it was (unlike the Go tool, which re-serialised whole files).
  */
 import { type ParseError, parse as parseJsonc } from "jsonc-parser";
-import { KanonError, type MergeSpec } from "../../core/types.js";
 import { encodeJson } from "../../formats/json.js";
 import { encodeToml } from "../../formats/toml.js";
 import { isPlainObject, type PlainObject } from "../../formats/values.js";
+import { KanonError, type MergeSpec } from "../../model/types.js";
 import { mergeHookGroups } from "./hook-groups.js";
 import { normaliseManaged } from "./intended.js";
 import { mergeJson } from "./json-merge.js";

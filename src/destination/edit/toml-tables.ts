@@ -5,9 +5,9 @@
  * comments and blank lines stay byte for byte.
  */
 import { parse as parseTomlText, TomlError } from "smol-toml";
-import type { MergeSpec } from "../../core/types.js";
 import { encodeMarkedTables } from "../../formats/toml.js";
 import { deepEqual, isPlainObject, type PlainObject, withMember } from "../../formats/values.js";
+import type { MergeSpec } from "../../model/types.js";
 import { cannotEdit, cannotParse, verified } from "./errors.js";
 import { applyEdits, detectEol, isBlankLine, nextLineStart, type TextEdit } from "./text.js";
 import { isProperPrefix, readTomlLayout, type TomlTableBlock } from "./toml-layout.js";

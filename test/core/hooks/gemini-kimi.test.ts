@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { geminiManifest } from "../../../src/agents/gemini/manifest.js";
 import { kimiManifest } from "../../../src/agents/kimi/manifest.js";
 import { decideHook, omissionError, omissionWarning } from "../../../src/core/hooks/support.js";
-import type { HookEntry } from "../../../src/source/model.js";
+import type { HookEntry } from "../../../src/model/config.js";
 
 const decide = (hook: HookEntry, manifest = geminiManifest, scope: "user" | "project" = "user") =>
   decideHook(hook, 0, manifest, scope)!;

@@ -8,9 +8,9 @@ import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { gemini } from "../../../src/agents/gemini/index.js";
 import { kimi } from "../../../src/agents/kimi/index.js";
-import type { NativeHook } from "../../../src/core/hooks/support.js";
-import { KanonError, type MergeSpec } from "../../../src/core/types.js";
 import { mergeCoOwned } from "../../../src/destination/edit/index.js";
+import type { NativeHook } from "../../../src/model/manifest.js";
+import { KanonError, type MergeSpec } from "../../../src/model/types.js";
 
 const hook = (name: string, event: string, command: string, extra: Partial<NativeHook> = {}): NativeHook => ({
   name,
