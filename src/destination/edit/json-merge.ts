@@ -2,7 +2,6 @@
 import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { encodeJson } from "../../formats/json.js";
 import { deepEqual, isPlainObject, type PlainObject } from "../../formats/values.js";
-import type { MergeSpec } from "../../model/types.js";
 import { cannotParse, notAnObject, topLevelNotObject, verified } from "./errors.js";
 import { intendedDocument, type KeyedMerge } from "./intended.js";
 import { findMember, JsonEditor, memberValue, nodeValue } from "./json-editor.js";

@@ -11,7 +11,6 @@
 import { parse as parseTomlText, TomlError } from "smol-toml";
 import { encodeToml, encodeTomlKey, encodeTomlTable, encodeTomlValue } from "../../formats/toml.js";
 import { deepEqual, isPlainObject, type PlainObject, setOwn, sortedKeys } from "../../formats/values.js";
-import type { MergeSpec } from "../../model/types.js";
 import { cannotEdit, cannotParse, notAnObject, verified } from "./errors.js";
 import { intendedDocument, type KeyedMerge } from "./intended.js";
 import {
