@@ -30,6 +30,15 @@ describe("Gemini CLI", () => {
     expect(decide({ name: "p", event: "UserPromptSubmit", command: "x" }).native?.event).toBe("BeforeAgent");
   });
 
+  it("turns a neutral list into an anchored regex of Gemini's tool names", () => {
+    expect(decide({ ...guard, matcher: "Bash, Edit" }).native?.matcherText).toBe(
+      "^(?:run_shell_command|replace)$",
+    );
+    expect(decide({ ...guard, matcher: "Bash, Edit" }, kimiManifest).native?.matcherText).toBe(
+      "^(?:Bash|Edit)$",
+    );
+  });
+
   it("leaves out events whose behaviour Gemini has not (PostCompact, Interrupt)", () => {
     for (const event of ["PostCompact", "Interrupt"]) {
       const d = decide({ name: "h", event, command: "x" });
@@ -98,6 +107,12 @@ describe("Kimi Code", () => {
     expect(omissionWarning(decide(guard, kimiManifest, "project"))).toBe(
       'hook "guard" is not rendered for kimi: hooks in project scope is not supported',
     );
+  });
+
+  it("leaves out an event Kimi does not have", () => {
+    expect(
+      omissionWarning(decide({ name: "d", event: "PermissionDenied", command: "x" }, kimiManifest)),
+    ).toBe('hook "d" is not rendered for kimi: event "PermissionDenied" is not supported');
   });
 
   it("leaves out async hooks (Kimi has no such field)", () => {
