@@ -3,6 +3,7 @@
  * and Gemini CLI's settings.json `hooks` groups (kanon's handlers are named `kanon:…`), next to the
  * user's own hooks, servers and comments. Also Gemini's two managed regions in one file.
  */
+import fc from "fast-check";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
@@ -168,6 +169,49 @@ describe("Gemini CLI settings.json: MCP servers and hook groups in one file", ()
     );
     expect(() => mergeCoOwned('{"hooks": []}', rendered.spec, rendered.managed, "settings.json")).toThrow(
       "cannot merge settings.json: hooks is not an object",
+    );
+  });
+});
+
+describe("Kimi Code [[hooks]] tables: properties", () => {
+  const word = fc.stringMatching(/^[a-z][a-z0-9 ]{0,8}$/);
+  const userTable = fc.record({ event: fc.constantFrom("Stop", "PreToolUse"), command: word });
+  const kanonHook = fc.record({
+    name: fc.stringMatching(/^[a-z]{1,6}$/),
+    command: word,
+    timeout: fc.integer({ min: 1, max: 600 }),
+  });
+
+  it("keeps the user's tables and text, puts kanon's where they were, and is stable", () => {
+    fc.assert(
+      fc.property(
+        fc.array(userTable, { maxLength: 3 }),
+        fc.array(kanonHook, { minLength: 1, maxLength: 3 }),
+        fc.array(kanonHook, { maxLength: 3 }),
+        fc.boolean(),
+        (user, before, after, comments) => {
+          const userText = user
+            .map(
+              (t, i) =>
+                `${comments ? `# user hook ${i}\n` : ""}[[hooks]]\nevent = "${t.event}"\ncommand = "${t.command}"\n`,
+            )
+            .join("\n");
+          const text = `model = "k2"\n\n${userText}`;
+          const toHooks = (list: typeof before) =>
+            list.map((h) => hook(h.name, "Stop", h.command, { timeout: h.timeout }));
+          const first = kimiFile(toHooks(before));
+          const once = mergeCoOwned(text, first.spec, first.managed, "config.toml");
+          expect(once.startsWith(text)).toBe(true);
+          const next = after.length > 0 ? kimiFile(toHooks(after)) : null;
+          const twice = next ? mergeCoOwned(once, next.spec, next.managed, "config.toml") : once;
+          const parsed = (parseToml(twice) as { hooks?: { command: string }[] }).hooks ?? [];
+          const expected = [...user.map((t) => t.command), ...(next ? after : before).map((h) => h.command)];
+          expect(parsed.map((h) => h.command)).toEqual(expected);
+          for (const line of userText.split("\n")) expect(twice).toContain(line);
+          if (next) expect(mergeCoOwned(twice, next.spec, next.managed, "config.toml")).toBe(twice);
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });
