@@ -45,7 +45,8 @@ export function hookSupportTable(agents: readonly Agent[]): string {
     const name = agent.manifest.displayName;
     let note = notes.find((n) => n.agent === name && JSON.stringify(n.verified) === JSON.stringify(verified));
     if (!note) {
-      note = { id: `${agent.manifest.id}-${notes.length + 1}`, agent: name, verified, events: [] };
+      const nth = notes.filter((n) => n.agent === name).length + 1;
+      note = { id: `${agent.manifest.id}-${nth}`, agent: name, verified, events: [] };
       notes.push(note);
     }
     note.events.push(event);

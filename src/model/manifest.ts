@@ -67,7 +67,10 @@ export interface EventSupport {
    * kanon can write one value only (Gemini CLI's SessionStart, SessionEnd, PreCompress).
    */
   exactValue?: boolean;
-  /** Where this event was verified differently from the manifest's `verified` (a README footnote). */
+  /**
+   * Where this event (or a part of it, e.g. OpenCode 2's binding) was verified differently from the
+   * manifest's `verified`: read but not run, or docs only. The README shows it as a footnote.
+   */
   verified?: Verified;
   notes?: string;
 }

@@ -17,6 +17,26 @@ describe("README", () => {
       expect(readme).toContain(`${a.manifest.displayName} ${a.manifest.hooks.verified.version}`);
   });
 
+  it("footnotes every event row verified differently from its agent's manifest", () => {
+    for (const a of AGENTS) {
+      for (const [event, support] of Object.entries(a.manifest.hooks.events)) {
+        if (!support.verified || !readme.includes(`| \`${event}\`:`)) continue;
+        const note = readme
+          .split("\n")
+          .find((l) => l.startsWith(`[^${a.manifest.id}-`) && l.includes(`\`${event}\``));
+        expect(note, `${a.manifest.id} ${event}`).toContain(support.verified.how);
+      }
+    }
+  });
+
+  it('lists every agent\'s files in "Where files go", and whether it is on by default', () => {
+    for (const a of AGENTS) {
+      const row = readme.split("\n").find((l) => l.startsWith(`| ${a.manifest.displayName} |`));
+      expect(row, a.manifest.id).toContain(`~/${a.manifest.hooks.file.user}`);
+      expect(row).toContain(a.manifest.defaultOn ? "| yes |" : "list it in `agents:`");
+    }
+  });
+
   it("documents the two quick-start commands that .ci/run and package.json provide", () => {
     expect(readme).toContain("npm ci && npm run example");
     expect(readme).toContain("npm test ");

@@ -14,6 +14,13 @@ import type { EventSupport, HookCapabilities } from "../../model/manifest.js";
 
 const observe = { can: false } as const;
 
+/** Every event's OpenCode 2 binding was read, not run (the README footnotes it per event). */
+const OPENCODE_2 = {
+  version: "2.0.x–2.1.x",
+  date: "2026-11-30",
+  how: "the OpenCode 2 binding only: read from the source and the V2 docs, checked against a mock host, never run",
+};
+
 /** Both bindings of one neutral event, for the docs: "OpenCode 1: …; OpenCode 2: …". */
 const both = (v1: string, v2: string) => `OpenCode 1: ${v1}; OpenCode 2: ${v2}`;
 
@@ -93,6 +100,8 @@ const events: Record<string, EventSupport> = {
     notes: "the user aborted the turn; read from OpenCode's source on both versions, not triggered in a run",
   },
 };
+
+for (const support of Object.values(events)) support.verified = OPENCODE_2;
 
 export const opencodeHooks: HookCapabilities = {
   verified: {
