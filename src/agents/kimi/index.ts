@@ -20,7 +20,10 @@ function mcpServer(s: McpServer): Record<string, unknown> {
   } else {
     item.command = s.command ?? "";
     if (s.args?.length) item.args = s.args;
-    if (s.env && Object.keys(s.env).length > 0) item.env = s.env;
+    // Kimi passes env values as written (no ${VAR} expansion) on top of its own environment, so
+    // `NAME: ${NAME}` is what the server inherits anyway: leave it out rather than pass "${NAME}".
+    const env = Object.entries(s.env ?? {}).filter(([name, value]) => value !== `\${${name}}`);
+    if (env.length > 0) item.env = Object.fromEntries(env);
   }
   if (s.startup_timeout_sec && s.startup_timeout_sec > 0)
     item.startupTimeoutMs = s.startup_timeout_sec * 1000;
