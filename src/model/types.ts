@@ -56,11 +56,6 @@ export type MergeSpec =
       regions: Exclude<MergeSpec, { kind: "regions" }>[];
     };
 
-/** One line describing a merge, for `render --json`-like listings and golden indexes. */
-export function describeMerge(spec: MergeSpec): string {
-  if (spec.kind === "regions") return spec.regions.map(describeMerge).join("+");
-  return `${spec.kind}:${spec.format}:${spec.key}`;
-}
 
 export interface TargetFile {
   agent: AgentId;

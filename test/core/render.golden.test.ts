@@ -22,7 +22,7 @@ import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_IDS, AGENTS } from "../../src/agents/index.js";
 import { renderAll } from "../../src/core/render.js";
-import { describeMerge, type Scope, type TargetFile } from "../../src/model/types.js";
+import type { MergeSpec, Scope, TargetFile } from "../../src/model/types.js";
 import { loadLock } from "../../src/providers/lock-file.js";
 import { loadConfig, resolvePaths } from "../../src/source/load.js";
 import { loadSource } from "../../src/source/source.js";
@@ -68,6 +68,12 @@ beforeAll(() => {
   env = { PROVIDER_URL: `file://${repo}`, HOME: join(base, "user") };
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/** One word per merge for the index: `kind:format:key`, several regions joined by `+`. */
+function describeMerge(spec: MergeSpec): string {
+  if (spec.kind === "regions") return spec.regions.map(describeMerge).join("+");
+  return `${spec.kind}:${spec.format}:${spec.key}`;
+}
 
 async function render(scope: Scope): Promise<{ files: TargetFile[]; warnings: string[] }> {
   const paths = resolvePaths({ home: join(base, "kanon-home") }, env, scope.userHome, base);
