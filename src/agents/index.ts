@@ -12,7 +12,7 @@ export const AGENTS: readonly Agent[] = [codex, claude, opencode, gemini, kimi];
 export const AGENT_IDS: readonly string[] = AGENTS.map((a) => a.manifest.id);
 
 /** The agents a home renders for: its `agents:` list, else every agent that is on by default. */
-export function homeAgents(listed: readonly string[] | undefined): Agent[] {
+function homeAgents(listed: readonly string[] | undefined): Agent[] {
   if (!listed || listed.length === 0) return AGENTS.filter((a) => a.manifest.defaultOn);
   return AGENTS.filter((a) => listed.includes(a.manifest.id));
 }

@@ -7,7 +7,7 @@ import { geminiManifest } from "./manifest.js";
 import { geminiGatedHooks } from "./trust.js";
 
 /** Handler names kanon writes start with this: how kanon tells its hook groups from the user's. */
-export const GEMINI_HOOK_PREFIX = "kanon:";
+const GEMINI_HOOK_PREFIX = "kanon:";
 
 /**
  * Gemini expands `$VAR`, `${VAR}` and `${VAR:-default}` in these strings when it loads the settings,

@@ -10,7 +10,7 @@ import { cannotEdit, notAnObject } from "./errors.js";
 
 type Spec = Extract<MergeSpec, { kind: "hook-groups" }>;
 
-export function isKanonGroup(group: unknown, namePrefix: string): boolean {
+function isKanonGroup(group: unknown, namePrefix: string): boolean {
   if (!isPlainObject(group) || !Array.isArray(group.hooks) || group.hooks.length === 0) return false;
   return group.hooks.every(
     (h) => isPlainObject(h) && typeof h.name === "string" && h.name.startsWith(namePrefix),
