@@ -56,7 +56,6 @@ export type MergeSpec =
       regions: Exclude<MergeSpec, { kind: "regions" }>[];
     };
 
-
 export interface TargetFile {
   agent: AgentId;
   /** Absolute destination path. */

@@ -160,6 +160,12 @@ export function decideHook(
 
   const problem = translateMatcher(hook.matcher, event, support, agent, native, d);
   if (problem) return omit(problem.capability, problem.detail);
+  // The settings loader would expand `$NAME` in a matcher as well (a regex rarely needs it).
+  if (caps.expandsVariables && native.matcherText && /\$[\w{]/.test(native.matcherText))
+    return omit(
+      `matcher ${JSON.stringify(hook.matcher)}`,
+      `${agent.displayName} would expand its $ when it loads its settings`,
+    );
 
   d.native = native;
   d.outcome = d.translations.length > 0 ? "translated" : "as-written";

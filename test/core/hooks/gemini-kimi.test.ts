@@ -1,6 +1,9 @@
 /** The support check for Gemini CLI and Kimi Code: events, tools, matchers, timeouts, scope, $VAR. */
+import fc from "fast-check";
+import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { geminiManifest } from "../../../src/agents/gemini/manifest.js";
+import { kimi } from "../../../src/agents/kimi/index.js";
 import { kimiManifest } from "../../../src/agents/kimi/manifest.js";
 import { decideHook, omissionError, omissionWarning } from "../../../src/core/hooks/support.js";
 import type { HookEntry } from "../../../src/model/config.js";
@@ -117,5 +120,74 @@ describe("Kimi Code", () => {
 
   it("leaves out async hooks (Kimi has no such field)", () => {
     expect(decide({ ...guard, async: true }, kimiManifest).outcome).toBe("omitted");
+  });
+});
+
+describe("Gemini CLI matchers and the settings loader", () => {
+  it("refuses a matcher with $NAME, which Gemini would expand", () => {
+    const d = decide({ ...guard, matcher: "^a$b", targets: ["gemini"] });
+    expect(omissionError(d)).toBe(
+      'hook "guard" targets gemini but matcher "^a$b" is not supported for gemini (Gemini CLI would expand its $ when it loads its settings)',
+    );
+  });
+});
+
+describe("Kimi Code never gets an entry it would reject", () => {
+  const KIMI_EVENTS = Object.keys(kimiManifest.hooks.events);
+  const hookEntry = fc.record(
+    {
+      name: fc.stringMatching(/^[a-z]{1,8}$/),
+      event: fc.constantFrom(...KIMI_EVENTS, "PermissionDenied", "Setup", "Bogus"),
+      matcher: fc.oneof(
+        fc.constantFrom(
+          "*",
+          "",
+          "Bash",
+          "Bash, Edit",
+          "startup",
+          "mcp__x__y",
+          "Edit|Write",
+          "(",
+          "^Bash$",
+          "a(?=b)",
+        ),
+        fc.string({ maxLength: 6 }),
+      ),
+      type: fc.constantFrom("command", "http", "prompt", undefined),
+      command: fc.string({ maxLength: 10 }),
+      args: fc.option(fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }), { nil: undefined }),
+      timeout: fc.option(fc.integer({ min: 0, max: 2000 }), { nil: undefined }),
+      async: fc.option(fc.boolean(), { nil: undefined }),
+    },
+    { requiredKeys: ["name", "event"] },
+  );
+
+  it("writes only event, matcher, command and timeout, with a known event, a valid regex and 1–600 s", () => {
+    fc.assert(
+      fc.property(fc.array(hookEntry, { maxLength: 5 }), (hooks) => {
+        const natives = hooks
+          .map((h, i) => decideHook(h as HookEntry, i, kimiManifest, "user"))
+          .filter((d) => d?.native)
+          .map((d) => d!.native!);
+        const file = kimi.hookFile(natives);
+        if (!file) return;
+        const tables = (parseToml(file.content) as { hooks: Record<string, unknown>[] }).hooks;
+        expect(tables).toHaveLength(natives.length);
+        for (const t of tables) {
+          expect(Object.keys(t).every((k) => ["event", "matcher", "command", "timeout"].includes(k))).toBe(
+            true,
+          );
+          expect(KIMI_EVENTS).toContain(t.event);
+          expect(typeof t.command === "string" && t.command !== "").toBe(true);
+          if (t.matcher !== undefined) expect(() => new RegExp(t.matcher as string)).not.toThrow();
+          if (t.timeout !== undefined) {
+            expect(Number.isInteger(t.timeout)).toBe(true);
+            expect(t.timeout as number).toBeGreaterThanOrEqual(1);
+            expect(t.timeout as number).toBeLessThanOrEqual(600);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
