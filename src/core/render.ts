@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { encodeJson } from "../formats/json.js";
 import { encodeToml } from "../formats/toml.js";
+import { encodeText } from "../formats/utf8.js";
 import { namespacedSkillName, slugSkillName } from "../providers/name.js";
 import type { Source } from "../source/source.js";
 import { compareBytes } from "../source/tree.js";
@@ -13,7 +14,8 @@ import { nativeHooks, targetsAgent } from "./hooks/support.js";
 import type { Agent, ScopedPath } from "./manifest.js";
 import { KanonError, type Scope, type TargetFile } from "./types.js";
 
-const text = (s: string) => Buffer.from(s, "utf8");
+/** Bytes of instruction files that are not UTF-8 were decoded as escapes (formats/utf8.ts) and come back as they were. */
+const text = (s: string) => encodeText(s);
 
 export interface RenderInput {
   source: Source;

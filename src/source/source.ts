@@ -5,6 +5,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { KanonError } from "../core/types.js";
+import { decodeBytes } from "../formats/utf8.js";
 import type { Lock } from "../providers/lock-file.js";
 import type { ProviderSkills } from "../providers/materialize.js";
 import { statError } from "./fs-errors.js";
@@ -97,7 +98,7 @@ async function loadInstructions(config: KanonConfig, paths: Paths): Promise<stri
     config.instructions.files.map(async (rel) => {
       const abs = resolveHomePath(rel, paths.home, paths.userHome);
       try {
-        return await readFile(abs, "utf8");
+        return decodeBytes(await readFile(abs));
       } catch (e) {
         throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
       }

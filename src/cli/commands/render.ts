@@ -1,6 +1,6 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
 import type { TargetFile } from "../../core/types.js";
-import { applyChanges } from "../../destination/apply.js";
+import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff } from "../diff-text.js";
@@ -70,6 +70,10 @@ export async function applyCommand(
 ): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
+  if (!opts.dryRun) {
+    const removed = removeLeftovers(destinationDirs(p.files));
+    if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted apply.\n`);
+  }
   if (changes.length === 0) {
     out(io, "No changes.\n");
     return;
