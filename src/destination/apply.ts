@@ -75,7 +75,10 @@ export function applyChanges(changes: readonly Change[]): void {
     throw e;
   }
   // Co-owned files first: a late write by an agent then stops kanon before any of its own files move.
-  const ordered = [...staged.filter((s) => s.change.file.merge), ...staged.filter((s) => !s.change.file.merge)];
+  const ordered = [
+    ...staged.filter((s) => s.change.file.merge),
+    ...staged.filter((s) => !s.change.file.merge),
+  ];
   const written: string[] = [];
   for (const [i, { temp, change }] of ordered.entries()) {
     try {
@@ -255,7 +258,8 @@ function shred(path: string, size: number): void {
   const fd = openSync(path, "r+");
   try {
     const zeros = Buffer.alloc(Math.min(size, 1 << 20));
-    for (let offset = 0; offset < size; ) offset += writeSync(fd, zeros, 0, Math.min(zeros.length, size - offset), offset);
+    for (let offset = 0; offset < size; )
+      offset += writeSync(fd, zeros, 0, Math.min(zeros.length, size - offset), offset);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

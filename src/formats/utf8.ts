@@ -6,7 +6,8 @@
  */
 import { isUtf8 } from "node:buffer";
 
-const ESCAPED_BYTE = /(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/g;
+/** A byte that was not UTF-8, as decodeBytes gives it. */
+export const ESCAPED_BYTE = /(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/g;
 const HAS_ESCAPED_BYTE = /(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/;
 
 export function decodeBytes(bytes: Uint8Array): string {

@@ -21,7 +21,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TargetFile } from "../../src/core/types.js";
-import { applyChanges, applyTestHooks, destinationDirs, removeLeftovers } from "../../src/destination/apply.js";
+import {
+  applyChanges,
+  applyTestHooks,
+  destinationDirs,
+  removeLeftovers,
+} from "../../src/destination/apply.js";
 import { planChanges } from "../../src/destination/plan.js";
 
 let dir: string;
@@ -47,8 +52,12 @@ const settings = (rel = "settings.json"): TargetFile => ({
   merge: { kind: "value", format: "json", key: "hooks" },
   managed: { hooks: { Stop: [] } },
 });
-const skills = (n: number) => Array.from({ length: n }, (_, i) => owned(`a-skills/s${i}/SKILL.md`, `skill ${i}\n`));
-const temps = (d: string) => readdirSync(d, { recursive: true }).map(String).filter((f) => f.endsWith(".tmp"));
+const skills = (n: number) =>
+  Array.from({ length: n }, (_, i) => owned(`a-skills/s${i}/SKILL.md`, `skill ${i}\n`));
+const temps = (d: string) =>
+  readdirSync(d, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".tmp"));
 /** A pid no process has: that of a child that has exited. */
 const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
 
@@ -223,7 +232,7 @@ describe("bytes that are not UTF-8 in a co-owned file", () => {
 
   it("survive a JSONC merge, in strings and comments", async () => {
     const path = join(dir, "opencode.jsonc");
-    writeFileSync(path, bytes('{\n  // caf', [0xe9], '\n  "theme": "x', [0xc3], '"\n}\n'));
+    writeFileSync(path, bytes("{\n  // caf", [0xe9], '\n  "theme": "x', [0xc3], '"\n}\n'));
     const plan = await planChanges([
       {
         agent: "opencode",
