@@ -75,20 +75,24 @@ export function decodePositional(text: string, file: string, schema: Schema): De
     return "a value";
   };
   const report = (node: Node, message: string) => out.errors.push(`${where(at(node))}: ${message}`);
+  // Values reached through aliases and merge keys: at most the limit plus one per byte of text, so
+  // the work stays proportional to the file however it is written.
+  const limit = MAX_ALIASED_VALUES + text.length;
   let aliasDepth = 0;
   let aliased = 0;
-  const budget: MergeBudget = { left: MAX_ALIASED_VALUES, where: (n) => where(at(n)) };
+  let outerAlias: Node | null = null;
+  const budget: MergeBudget = { left: limit, where: (n) => where(at(n)), done: new Map() };
 
   const decode = (raw: Node | null | undefined, s: Schema, path: string, item = false): unknown => {
     if (raw && isAlias(raw)) {
-      aliasDepth++;
+      if (aliasDepth++ === 0) outerAlias = raw;
       try {
         return decode(aliases.get(raw) ?? null, s, path, item);
       } finally {
         aliasDepth--;
       }
     }
-    if (aliasDepth > 0 && ++aliased > MAX_ALIASED_VALUES) throw new TooManyAliases(where(at(raw)));
+    if (aliasDepth > 0 && ++aliased > limit) throw new TooManyAliases(where(at(outerAlias)));
     const node = raw;
     const fail = (expected: string) => {
       report(node!, `${path || "document"}: expected ${expected}, got ${describe(node!)}`);
@@ -163,7 +167,7 @@ export function decodePositional(text: string, file: string, schema: Schema): De
             );
             continue;
           }
-          if (merged) aliasDepth++;
+          if (merged && aliasDepth++ === 0) outerAlias = keyNode;
           let decoded: unknown;
           try {
             decoded = decode(value, fieldSchema, childPath);
@@ -184,7 +188,7 @@ export function decodePositional(text: string, file: string, schema: Schema): De
     if (!(e instanceof TooManyAliases)) throw e;
     out.value = null;
     out.errors = [
-      `${e.message}: aliases here expand to more than ${MAX_ALIASED_VALUES} values, which ${file} does not allow`,
+      `${e.message}: aliases and merge keys expand to more than ${limit} values here (${MAX_ALIASED_VALUES} plus one per byte of ${file}); write the repeated parts out or share less`,
     ];
   }
   return out;
@@ -199,7 +203,7 @@ export function locator(text: string, file: string): (path: readonly (string | n
   const { doc, lineCounter } = parse(text);
   const aliases = aliasTargets(doc);
   const deref = (n: unknown) => (n && isAlias(n) ? (aliases.get(n as Node) ?? null) : ((n as Node) ?? null));
-  const budget: MergeBudget = { left: Number.POSITIVE_INFINITY, where: () => "" };
+  const budget: MergeBudget = { left: Number.POSITIVE_INFINITY, where: () => "", done: new Map() };
   return (path) => {
     let node: Node | null = deref(doc.contents);
     let found = node;
@@ -268,6 +272,8 @@ interface Entry {
 interface MergeBudget {
   left: number;
   where: (node: Node) => string;
+  /** Each mapping's entries, computed once however often it is merged. */
+  done: Map<YAMLMap, Entry[]>;
 }
 
 const isMergeKey = (n: Node | null) =>
@@ -285,6 +291,8 @@ function mapEntries(
   budget: MergeBudget,
   open = new Set<YAMLMap>(),
 ): Entry[] {
+  const known = budget.done.get(node);
+  if (known) return known;
   const deref = (n: unknown): Node | null =>
     n && isAlias(n) ? (aliases.get(n as Node) ?? null) : ((n as Node | undefined) ?? null);
   const own: Entry[] = [];
@@ -317,7 +325,12 @@ function mapEntries(
   open.delete(node);
   // The first occurrence of a key wins; later ones would only be skipped by the caller.
   const taken = new Set<string | null>(own.map((e) => e.key));
-  return [...own, ...merged.filter((e) => e.key === null || (!taken.has(e.key) && !!taken.add(e.key)))];
+  const entries = [
+    ...own,
+    ...merged.filter((e) => e.key === null || (!taken.has(e.key) && !!taken.add(e.key))),
+  ];
+  budget.done.set(node, entries);
+  return entries;
 }
 
 /** A map value given as null (`KEY:`) decodes to its type's zero value, as in Go. */

@@ -4,8 +4,8 @@
  */
 
 /**
- * Values decoded through aliases, at most: aliases can make a small file stand for an enormous one
- * ("billion laughs"); real homes repeat a few blocks.
+ * Values decoded through aliases and merge keys, at most, beyond one per byte of the file: aliases
+ * can make a small file stand for an enormous one ("billion laughs"); real homes repeat a few blocks.
  */
 export const MAX_ALIASED_VALUES = 100_000;
 
