@@ -97,9 +97,11 @@ describe("malformed values in kanon.yaml", () => {
       ],
     };
     expect((await decode(text)).value).toEqual(expected);
-    const withoutUnknownKeys = text.replace("x-base: &base", "hooks: []\n_: &base").replace("x-more", "__");
     expect(decodePositional(text, "kanon.yaml", schema).value).toEqual(expected);
-    expect(withoutUnknownKeys).toBeDefined();
+    // With nothing to report, js-yaml's fast path applies the merge keys the same way.
+    const quiet =
+      "hooks:\n  - &base {name: a, event: Stop, command: /bin/guard, timeout: 5}\n  - {<<: *base, name: b}\n";
+    expect(decodeFast(quiet, schema)).toEqual(decodePositional(quiet, "kanon.yaml", schema).value);
     expect((await decode("hooks:\n  - name: a\n    <<: 3\n")).errors).toEqual([
       "kanon.yaml:3:5: a merge key (<<) takes a mapping or a list of mappings",
     ]);
