@@ -15,7 +15,8 @@ export type { Decoded };
 // The core schema (no timestamps or binary) plus merge keys (`<<`), which Go's yaml.v3 also reads.
 // (`types` is exported at run time but missing from the type definitions.)
 const { merge } = (jsYaml as unknown as { types: { merge: jsYaml.Type } }).types;
-const YAML_SCHEMA = jsYaml.CORE_SCHEMA.extend([merge]);
+// (As `implicit`: a plain array would add it as an explicit tag, and `<<` would stay an ordinary key.)
+const YAML_SCHEMA = jsYaml.CORE_SCHEMA.extend({ implicit: [merge] });
 
 /** Thrown inside the fast path: the document needs the positional decoder. */
 const SLOW = Symbol("slow path");
