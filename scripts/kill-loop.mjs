@@ -20,7 +20,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const kanon = join(root, "dist/kanon.js");
+const kanon = process.env.KANON_BIN || join(root, "dist/kanon.js");
 const TRIALS = Number(process.env.TRIALS || 100);
 const SKILLS = Number(process.env.SKILLS || 300);
 const TEMP = /\.kanon-\d+-[0-9a-f]{12}\.tmp$/;

@@ -33,8 +33,11 @@ import { KanonError, type TargetFile } from "../core/types.js";
 import { osErrorText } from "../source/fs-errors.js";
 import { type Change, symlinkTarget } from "./plan.js";
 
-/** For tests only: runs right before each rename, so a test can write inside the window deterministically. */
-export const applyTestHooks: { beforeRename?: (destination: string) => void } = {};
+/** For tests only: let a test act inside kanon's windows (before a rename, before a mkdir) deterministically. */
+export const applyTestHooks: {
+  beforeRename?: (destination: string) => void;
+  beforeMkdir?: (dir: string) => void;
+} = {};
 
 /** `.settings.json.kanon-<pid>-<random>.tmp` */
 const TEMP_NAME = /^\..*\.kanon-(\d+)-[0-9a-f]{12}\.tmp$/;
@@ -165,11 +168,14 @@ function ensureDir(dir: string, created: string[], known: Set<string>): void {
   }
   for (const m of missing.reverse()) {
     try {
+      applyTestHooks.beforeMkdir?.(m);
       mkdirSync(m, { mode: 0o755 });
       created.push(m);
     } catch (e) {
-      // Another program (a concurrent apply) may have created it meanwhile.
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || !statSync(m).isDirectory()) throw e;
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      // Another program (a concurrent apply) created it meanwhile: fine if it is a directory.
+      if (!statSync(m).isDirectory())
+        throw new KanonError(`cannot write into ${m}: it is a file, not a directory; nothing was written`);
     }
   }
   known.add(dir);

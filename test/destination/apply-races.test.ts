@@ -35,6 +35,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   applyTestHooks.beforeRename = undefined;
+  applyTestHooks.beforeMkdir = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -130,6 +131,19 @@ describe("a write inside kanon's window", () => {
     const run = () => applyChanges(plan.changes);
     expect(run).toThrow(new RegExp(`^cannot write ${join(dir, "x.md")}: .*; nothing was written$`));
     expect(temps(dir)).toEqual([]);
+  });
+
+  it("a directory another apply creates meanwhile is used; a file there is an error naming it", async () => {
+    const plan = await planChanges([owned("new/a.md", "a\n")]);
+    applyTestHooks.beforeMkdir = (d) => mkdirSync(d);
+    applyChanges(plan.changes);
+    expect(readFileSync(join(dir, "new/a.md"), "utf8")).toBe("a\n");
+
+    const again = await planChanges([owned("other/b.md", "b\n")]);
+    applyTestHooks.beforeMkdir = (d) => writeFileSync(d, "");
+    expect(() => applyChanges(again.changes)).toThrow(
+      `cannot write into ${join(dir, "other")}: it is a file, not a directory; nothing was written`,
+    );
   });
 
   it("a destination name near the file system's limit still gets a temporary file", async () => {
