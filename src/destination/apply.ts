@@ -29,8 +29,8 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { KanonError, type TargetFile } from "../core/types.js";
-import { osErrorText } from "../source/fs-errors.js";
+import { osErrorText } from "../model/fs-errors.js";
+import { KanonError, type TargetFile } from "../model/types.js";
 import { type Change, symlinkTarget } from "./plan.js";
 
 /** For tests only: let a test act inside kanon's windows (before a rename, before a mkdir) deterministically. */

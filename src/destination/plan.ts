@@ -5,9 +5,9 @@
  */
 import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { KanonError, type TargetFile } from "../core/types.js";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
-import { osErrorText } from "../source/fs-errors.js";
+import { osErrorText } from "../model/fs-errors.js";
+import { KanonError, type TargetFile } from "../model/types.js";
 import type { mergeCoOwned } from "./edit/index.js";
 
 type Merge = typeof mergeCoOwned;

@@ -19,8 +19,8 @@ import {
   visit,
   type YAMLMap,
 } from "yaml";
+import type { SourcePosition } from "../model/config.js";
 import { MAX_ALIASED_VALUES, RESERVED_NAMES, unwritableChar } from "./limits.js";
-import type { SourcePosition } from "./model.js";
 import type { Schema } from "./schema.js";
 
 export interface Decoded {

@@ -20,7 +20,6 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { TargetFile } from "../../src/core/types.js";
 import {
   applyChanges,
   applyTestHooks,
@@ -28,6 +27,7 @@ import {
   removeLeftovers,
 } from "../../src/destination/apply.js";
 import { planChanges } from "../../src/destination/plan.js";
+import type { TargetFile } from "../../src/model/types.js";
 
 let dir: string;
 beforeEach(() => {
