@@ -85,6 +85,10 @@ export function decodePositional(text: string, file: string, schema: Schema): De
 
   const decode = (raw: Node | null | undefined, s: Schema, path: string, item = false): unknown => {
     if (raw && isAlias(raw)) {
+      if (!aliases.get(raw)) {
+        report(raw, `${path || "document"}: alias *${raw.source} refers to no anchor before it`);
+        return undefined;
+      }
       if (aliasDepth++ === 0) outerAlias = raw;
       try {
         return decode(aliases.get(raw) ?? null, s, path, item);

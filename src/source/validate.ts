@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { decideHook, type HookDecision, omissionError, omissionWarning } from "../core/hooks/support.js";
 import type { KanonConfig } from "../model/config.js";
-import { envRefs } from "../model/env.js";
+import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
@@ -148,7 +148,7 @@ function unsetEnvWarnings(config: KanonConfig, env: NodeJS.ProcessEnv): string[]
   const check = (label: string, value: string | undefined) => {
     if (!value || value === "${REVIEW_SECRET}") return;
     for (const ref of envRefs(value)) {
-      if (ref.fallback === undefined && !env[ref.name]) {
+      if (ref.fallback === undefined && !envValue(env, ref.name)) {
         out.push(`${label} references unset environment variable ${ref.name}`);
       }
     }

@@ -138,6 +138,21 @@ describe("kanon.yaml values that used to crash or change silently", () => {
     expect(r.stdout).toContain('"timeout": 5');
   });
 
+  it("an event, a handler type or a variable named like an Object.prototype member is an ordinary name", () => {
+    yaml(
+      "version: 1\nhooks:\n  - name: a\n    event: toString\n    command: x\n  - name: b\n    event: Stop\n    type: constructor\n    command: ${constructor}\n",
+    );
+    const r = k("render");
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: hook "a" is not rendered for codex: event "toString" is not supported',
+    );
+    expect(r.stderr).toContain(
+      'warning: hook "b" is not rendered for codex: type "constructor" is not supported',
+    );
+    expect(r.stderr).toContain("references unset environment variable constructor");
+  });
+
   it("an MCP server named toString is an ordinary name", () => {
     yaml("version: 1\nmcp:\n  servers:\n    toString:\n      command: x\n");
     expect(k("apply", "--yes").status).toBe(0);

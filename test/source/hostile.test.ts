@@ -80,6 +80,12 @@ describe("malformed values in kanon.yaml", () => {
     expect(d.warnings).toEqual(['kanon.yaml:3:5: unknown key "hooks[0].constructor" is ignored']);
   });
 
+  it("an alias to no anchor (before it)", async () => {
+    expect(await errorsOf("hooks:\n  - name: a\n    args: [*nope]\n")).toEqual([
+      "kanon.yaml:3:12: hooks[0].args[0]: alias *nope refers to no anchor before it",
+    ]);
+  });
+
   it("a second document", async () => {
     expect(await errorsOf("version: 1\n---\nhooks: []\n")).toEqual([
       'kanon.yaml:2:1: a second YAML document starts here; kanon.yaml holds one document (remove the "---" line)',
