@@ -51,7 +51,9 @@ export function decodePositional(text: string, file: string, schema: Schema): De
       const message =
         e.code === "MULTIPLE_DOCS"
           ? `a second YAML document starts here; ${file} holds one document (remove the "---" line)`
-          : e.message;
+          : /Maximum call stack/.test(e.message)
+            ? "lists or mappings are nested too deeply here"
+            : e.message;
       out.errors.push(`${file}:${line}:${col}: ${message}`);
     }
     return out;

@@ -86,6 +86,12 @@ describe("malformed values in kanon.yaml", () => {
     ]);
   });
 
+  it("collections nested thousands deep", async () => {
+    const errors = await errorsOf(`hooks: ${"[".repeat(3000)}${"]".repeat(3000)}\n`);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^kanon\.yaml:1:\d+: lists or mappings are nested too deeply here$/);
+  });
+
   it("a second document", async () => {
     expect(await errorsOf("version: 1\n---\nhooks: []\n")).toEqual([
       'kanon.yaml:2:1: a second YAML document starts here; kanon.yaml holds one document (remove the "---" line)',
