@@ -50,7 +50,8 @@ describe("choosing agents", () => {
     home("agents: [claude, gemni]\n");
     expect(k("render")).toMatchObject({
       status: 1,
-      stderr: 'agents lists unsupported agent "gemni" (known: codex, claude, opencode, gemini, kimi)\n',
+      stderr:
+        'kanon.yaml:2:18: agents lists unsupported agent "gemni" (known: codex, claude, opencode, gemini, kimi)\n',
     });
   });
 
@@ -103,7 +104,7 @@ describe("Gemini CLI and Kimi Code through the CLI", () => {
     );
     expect(k("--project", project, "render")).toMatchObject({
       status: 1,
-      stderr: 'hook "g" targets kimi but hooks in project scope is not supported for kimi\n',
+      stderr: 'kanon.yaml:3:5: hook "g" targets kimi but hooks in project scope is not supported for kimi\n',
     });
   });
 
@@ -141,7 +142,7 @@ describe("Codex MCP tool approvals", () => {
     expect(k("apply", "--yes")).toMatchObject({
       status: 1,
       stderr:
-        'mcp server "ctx": tools.search.approval "always" is not one Codex CLI accepts (auto, prompt, writes, approve)\n',
+        'kanon.yaml:7:29: mcp server "ctx": tools.search.approval "always" is not one Codex CLI accepts (auto, prompt, writes, approve)\n',
     });
     expect(existsSync(join(s.home, ".codex"))).toBe(false);
   });
