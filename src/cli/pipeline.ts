@@ -13,7 +13,7 @@ import { type Lock, loadLock } from "../providers/lock-file.js";
 import { type LoadedConfig, loadConfig, type Paths, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import { hookWarnings, type Validation, validateConfig } from "../source/validate.js";
-import { type GlobalFlags, type Io, warn } from "./context.js";
+import { type GlobalFlags, type Io, progressOf, warn } from "./context.js";
 
 export interface Validated {
   paths: Paths;
@@ -64,9 +64,6 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
   const v = await loadValidated(flags, io, { checkAgent: true });
   const warnings = [...v.validation.warnings, ...hookWarnings(v.validation.decisions, v.agents)];
   warn(io, warnings);
-  const progress = (io.stderr as NodeJS.WriteStream).isTTY
-    ? (line: string) => io.stderr.write(`${line}\n`)
-    : undefined;
   // Providers that no selected agent renders are neither fetched nor read.
   const wanted = (targets: string[] | undefined) =>
     v.agents.some((a) => targetsAgent(targets, a.manifest.id));
@@ -74,7 +71,7 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
     lock: v.lock,
     env: io.env,
     wanted,
-    ...(progress ? { progress } : {}),
+    ...progressOf(io),
   });
   const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });
   return { ...v, files, warnings: [...v.loaded.warnings, ...warnings] };
