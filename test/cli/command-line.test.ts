@@ -65,7 +65,7 @@ describe("the apply prompt", () => {
       /\n@@ … \d+ lines of the kanon-hooks runtime \(kanon render shows them\) @@\n\+\/\/ kanon:hooks-begin\n\+const HOOKS = \[\n/,
     );
     expect(shown).toMatch(
-      /\n\+\/\/ kanon:hooks-end\n@@ … \d+ lines of the kanon-hooks runtime \(kanon render shows them\) @@\n/,
+      /\n\+\/\/ kanon:hooks-end\n@@ … \d+ lines of the kanon-hooks runtime \(kanon render shows them\) @@$/,
     );
     expect(shown).not.toContain("spawn(");
     expect(diff.split("\n").length).toBeLessThan(120);
