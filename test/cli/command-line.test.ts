@@ -1,6 +1,6 @@
 /** The command line as people and scripts meet it: exit codes, closed pipes, help, the apply summary. */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { KANON, ROOT, type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
@@ -201,5 +201,40 @@ describe("help", () => {
       status: 1,
       stderr: 'unknown command "extra" for "kanon lock"\n',
     });
+  });
+});
+
+describe("warnings", () => {
+  const yaml = `version: 1
+mcp:
+  servers:
+    github:
+      command: github-mcp
+      env:
+        GITHUB_TOKEN: "\${GITHUB_TOKEN}"
+hooks:
+  - name: h
+    event: SessionStart
+    command: echo \${NOPE_VAR}
+`;
+  const home = () => {
+    const dir = join(s.work, "warn-home");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "kanon.yaml"), yaml);
+    return dir;
+  };
+
+  it("an unset ${VAR} names its kanon.yaml position, once per run", () => {
+    const dir = home();
+    for (const cmd of [["validate"], ["render"], ["diff"], ["status"], ["apply", "-n"]]) {
+      const r = s.run(["--home", dir, ...cmd]);
+      expect(r.status).toBe(0);
+      const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning:"));
+      expect(warnings).toEqual([
+        "warning: kanon.yaml:7:23: references unset environment variable GITHUB_TOKEN",
+        "warning: kanon.yaml:11:14: references unset environment variable NOPE_VAR",
+      ]);
+    }
+    expect(s.run(["--home", dir, "validate"], { env: { GITHUB_TOKEN: "x", NOPE_VAR: "y" } }).stderr).toBe("");
   });
 });
