@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
+import { KANON, type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
 
 let a: Sandbox;
 let b: Sandbox;
@@ -260,5 +260,41 @@ describe("init <repo>: bad input changes nothing", () => {
     mkdirSync(homeB, { recursive: true });
     expect(kb("init", remote).status).toBe(0);
     expect(existsSync(join(homeB, "kanon.yaml"))).toBe(true);
+  });
+});
+
+describe("--home pointing at a file", () => {
+  it("every command says so in one line and changes nothing", () => {
+    const file = join(a.work, "file");
+    writeFileSync(file, "x");
+    for (const cmd of [
+      ["diff"],
+      ["status"],
+      ["apply", "--yes"],
+      ["update", "--yes"],
+      ["pull"],
+      ["push"],
+      ["init", remote],
+    ]) {
+      const r = a.run(["--home", file, ...cmd]);
+      expect(r.status).toBe(1);
+      expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(`${file} is a file`);
+    }
+    expect(readFileSync(file, "utf8")).toBe("x");
+  });
+});
+
+describe("progress", () => {
+  const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+  it.skipIf(!hasScript)("a clone on a terminal shows progress; in a pipe it is silent (tested above)", () => {
+    publishFromA();
+    // script(1) runs kanon with a pseudo-terminal as its stdout and stderr.
+    const cmd = [process.execPath, KANON, "--home", homeB, "init", remote].map((w) => `'${w}'`).join(" ");
+    const r = spawnSync("script", ["-qec", cmd, "/dev/null"], { env: sandboxEnv(b.home), encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`Cloning ${remote}…`);
+    expect(r.stdout).toContain(`Cloned ${remote} into ${homeB}`);
   });
 });
