@@ -76,7 +76,9 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
     }
     if (err.code === "EISDIR") throw new KanonError(`read ${paths.config}: is a directory`);
     if (err.code === "ENOTDIR") {
-      throw new KanonError(`open ${paths.config}: ${dirname(paths.config)} is a file, not a Kanon home directory`);
+      throw new KanonError(
+        `open ${paths.config}: ${dirname(paths.config)} is a file, not a Kanon home directory`,
+      );
     }
     throw new KanonError(`open ${paths.config}: ${err.message}`);
   }
