@@ -4,7 +4,7 @@
  * (pull, push) or kept for the error message (clone), with any credentials of a URL redacted.
  */
 import { spawn } from "node:child_process";
-import { redactOutput } from "../providers/git.js";
+import { redactOutput, withoutRepositoryEnv } from "../providers/git.js";
 import { type Io, isTerminal } from "./context.js";
 
 export interface GitResult {
@@ -31,7 +31,8 @@ export interface GitOptions {
 export function git(args: readonly string[], opts: GitOptions): Promise<GitResult> {
   const { io } = opts;
   const redact = (text: string) => (opts.secretUrl ? redactOutput(opts.secretUrl, text) : text);
-  const env: NodeJS.ProcessEnv = { ...io.env };
+  // -C names the repository: GIT_DIR and friends (set inside a git hook, say) must not override it.
+  const env = withoutRepositoryEnv(io.env);
   if (!isTerminal(io.stderr)) env.GIT_TERMINAL_PROMPT = "0";
   return new Promise((resolve) => {
     const child = spawn("git", [...args], { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });

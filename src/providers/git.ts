@@ -119,10 +119,15 @@ export interface GitRun {
   cwd?: string;
 }
 
-function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never" };
+/** The environment without variables that would make git work on some other repository than asked. */
+export function withoutRepositoryEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
   for (const name of REPOSITORY_ENV) delete out[name];
   return out;
+}
+
+function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...withoutRepositoryEnv(env), GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never" };
 }
 
 /** Run `git <args>` and return its standard output; a failure is a GitError with redacted output. */

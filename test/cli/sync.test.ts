@@ -27,7 +27,8 @@ const kb = (...args: string[]) => b.run(["--home", homeB, ...args]);
 function publishFromA(): void {
   expect(ka("init").status).toBe(0);
   git(a, homeA, "remote", "add", "origin", remote);
-  git(a, homeA, "push", "--quiet", "-u", "origin", "HEAD");
+  // The first kanon push sets the upstream.
+  expect(ka("push").status).toBe(0);
 }
 
 function commitOnA(text: string): void {
@@ -185,6 +186,13 @@ describe("status of the home", () => {
     expect(r.stdout).toMatch(
       /^Branch (\S+): no upstream \(git push -u origin \1 sets one\)\nUncommitted changes in the home:\n M instructions\/shared\.md\n\?\? notes\.md\n/,
     );
+  });
+
+  it("looks at the home even when GIT_DIR points elsewhere (kanon run from a git hook)", () => {
+    expect(ka("init").status).toBe(0);
+    writeFileSync(join(homeA, "notes.md"), "new\n");
+    const r = a.run(["--home", homeA, "status"], { env: { GIT_DIR: join(a.work, "nowhere", ".git") } });
+    expect(r.stdout).toContain("Uncommitted changes in the home:\n?? notes.md\n");
   });
 
   it("says once that a home is not a git repository, with what to do", () => {

@@ -80,7 +80,7 @@ export async function cloneCommand(flags: GlobalFlags, repo: string, io: Io): Pr
 }
 
 /** git in the home, its output streamed; a failure is `git [args]: exit status N` (the reference's form). */
-async function gitInHome(flags: GlobalFlags, args: string[], io: Io): Promise<void> {
+async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: string[] = []): Promise<void> {
   const { home } = pathsOf(flags, io);
   const target = await cloneTarget(home);
   if (target === "missing")
@@ -94,7 +94,7 @@ async function gitInHome(flags: GlobalFlags, args: string[], io: Io): Promise<vo
     );
   }
   const progress = isTerminal(io.stderr) ? ["--progress"] : [];
-  const r = await git(["-C", home, ...args, ...progress], { io, stream: true });
+  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true });
   if (r.failure) throw new KanonError(`git [${args.join(" ")}]: ${r.failure}`);
 }
 
@@ -102,8 +102,9 @@ export async function pullCommand(flags: GlobalFlags, io: Io): Promise<void> {
   await gitInHome(flags, ["pull", "--ff-only"], io);
 }
 
+/** The first push of a new home sets its upstream (push.autoSetupRemote): add a remote, then kanon push. */
 export async function pushCommand(flags: GlobalFlags, io: Io): Promise<void> {
-  await gitInHome(flags, ["push"], io);
+  await gitInHome(flags, ["push"], io, ["-c", "push.autoSetupRemote=true"]);
 }
 
 /** Pull, then the apply command itself (prompt, dry run, ownership rules); a failed pull applies nothing. */
