@@ -1,7 +1,8 @@
 /** The text of `kanon diff` (and the apply preview): git-style hunks per changed file. */
-import type { ElidedLines } from "../core/types.js";
+
 import type { Change } from "../destination/plan.js";
 import { unifiedHunks } from "../destination/unified-diff.js";
+import type { ElidedLines } from "../model/types.js";
 
 export interface Paint {
   header(s: string): string;

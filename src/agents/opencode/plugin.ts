@@ -4,7 +4,7 @@
  * JSON string data, never JavaScript source, and the output depends on nothing but the input, so
  * `kanon render` and `kanon diff` show exactly what OpenCode will run.
  */
-import type { ElidedLines } from "../../core/types.js";
+import type { ElidedLines } from "../../model/types.js";
 import { opencodeHooks } from "./hooks.js";
 import { PLUGIN_RUNTIME } from "./plugin-runtime-text.js";
 

@@ -1,8 +1,8 @@
 /** `kanon init`: scaffold a new Kanon home (the Go original's starter files, plus comments and a first commit). */
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { KanonError } from "../../core/types.js";
-import { osErrorText } from "../../source/fs-errors.js";
+import { osErrorText } from "../../model/fs-errors.js";
+import { KanonError } from "../../model/types.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
 import { git, gitReason } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";

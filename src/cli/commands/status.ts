@@ -2,9 +2,9 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { nativeHooks } from "../../core/hooks/support.js";
-import type { GatedHook } from "../../core/manifest.js";
 import { destination } from "../../core/render.js";
-import { osErrorText } from "../../source/fs-errors.js";
+import { osErrorText } from "../../model/fs-errors.js";
+import type { GatedHook } from "../../model/manifest.js";
 import { ConfigMissingError } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { type BranchState, branchState } from "../home-git.js";

@@ -4,9 +4,9 @@
  */
 import { lstat, mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { KanonError } from "../../core/types.js";
+import { osErrorText } from "../../model/fs-errors.js";
+import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
-import { osErrorText } from "../../source/fs-errors.js";
 import { type GlobalFlags, type Io, isTerminal, out } from "../context.js";
 import { git, gitReason } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
