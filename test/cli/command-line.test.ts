@@ -156,6 +156,12 @@ describe("help", () => {
       expect(r.stdout).toMatch(new RegExp(`\\n  ${c} `));
   });
 
+  it("global options without a command print the help too", () => {
+    const r = s.run(["--home", EXAMPLE, "--agent", "codex"]);
+    expect(r).toMatchObject({ status: 0, stderr: "" });
+    expect(r.stdout).toMatch(/^Usage: kanon /);
+  });
+
   it("an unknown command is still an error", () => {
     expect(s.run(["difff"])).toMatchObject({ status: 1, stdout: "" });
     expect(s.run(["difff"]).stderr).toContain("unknown command 'difff'");

@@ -2,7 +2,7 @@
  * Syncing a Kanon home across machines with real git: a bare repository in a temp dir stands for the
  * remote, and two sandboxes (two HOMEs) for two machines. No network is used.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -304,5 +304,30 @@ describe("progress", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`Cloning ${remote}…`);
     expect(r.stdout).toContain(`Cloned ${remote} into ${homeB}`);
+  });
+});
+
+describe("a closed stdout", () => {
+  /** kanon with its stdout closed before it writes: it exits quietly. */
+  function closed(s: Sandbox, args: string[]): Promise<{ status: number | null; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [KANON, ...args], { cwd: s.work, env: sandboxEnv(s.home) });
+      child.stdout.destroy();
+      child.stdin.end();
+      let stderr = "";
+      child.stderr.on("data", (b: Buffer) => {
+        stderr += b.toString();
+      });
+      child.on("close", (status) => resolve({ status, stderr }));
+    });
+  }
+
+  it("init <repo>, pull, push, update and status exit quietly", async () => {
+    publishFromA();
+    for (const args of [["init", remote], ["pull"], ["push"], ["update", "--yes"], ["status"]]) {
+      const r = await closed(b, ["--home", homeB, ...args]);
+      expect(r.stderr).not.toMatch(/EPIPE|at .*\.js:\d+/);
+      expect(r.status).toBe(0);
+    }
   });
 });
