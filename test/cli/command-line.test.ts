@@ -1,5 +1,5 @@
 /** The command line as people and scripts meet it: exit codes, closed pipes, help, the apply summary. */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -242,5 +242,33 @@ hooks:
       ]);
     }
     expect(s.run(["--home", dir, "validate"], { env: { GITHUB_TOKEN: "x", NOPE_VAR: "y" } }).stderr).toBe("");
+  });
+});
+
+describe("progress", () => {
+  const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+  it.skipIf(!hasScript)("a large apply says so on a terminal, and nothing in a pipe", () => {
+    const dir = join(s.work, "large-home");
+    for (let i = 0; i < 70; i++) {
+      mkdirSync(join(dir, "skills", `skill-${i}`), { recursive: true });
+      writeFileSync(
+        join(dir, "skills", `skill-${i}`, "SKILL.md"),
+        `---\nname: skill-${i}\ndescription: d\n---\n`,
+      );
+    }
+    writeFileSync(join(dir, "kanon.yaml"), "version: 1\n");
+    const piped = s.run(["--home", dir, "apply", "-n"]);
+    expect(piped.stdout).toContain("Dry run: would apply 210 file change(s)");
+    const cmd = [process.execPath, KANON, "--home", dir, "apply", "--yes"].map((w) => `'${w}'`).join(" ");
+    const tty = spawnSync("script", ["-qec", cmd, "/dev/null"], {
+      env: sandboxEnv(s.home),
+      encoding: "utf8",
+    });
+    expect(tty.status).toBe(0);
+    expect(tty.stdout).toContain("Writing 210 files…");
+    expect(tty.stdout).toContain("Applied 210 file change(s).");
+    const quiet = s.run(["--home", dir, "apply", "--yes"], { env: { HOME: join(s.work, "other-home") } });
+    expect(quiet).toMatchObject({ status: 0, stderr: "", stdout: "Applied 210 file change(s).\n" });
   });
 });
