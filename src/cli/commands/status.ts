@@ -1,4 +1,4 @@
-/** `kanon status`: the Kanon home's git status and the destination drift. */
+/** `kanon status`: the home's branch against its upstream, its uncommitted changes, and the destination drift. */
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { nativeHooks } from "../../core/hooks/support.js";
