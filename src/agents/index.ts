@@ -24,6 +24,7 @@ function homeAgents(listed: readonly string[] | undefined): Agent[] {
 export function selectAgents(flag: string, listed?: readonly string[]): Agent[] {
   if (flag === "" || flag === "all") return homeAgents(listed);
   const agent = AGENTS.find((a) => a.manifest.id === flag);
-  if (!agent) throw new KanonError(`unsupported agent "${flag}" (known: ${AGENT_IDS.join(", ")})`);
+  if (!agent)
+    throw new KanonError(`unsupported agent "${flag}" (known agents: all, ${AGENT_IDS.join(", ")})`);
   return [agent];
 }

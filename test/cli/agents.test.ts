@@ -51,7 +51,7 @@ describe("choosing agents", () => {
     expect(k("render")).toMatchObject({
       status: 1,
       stderr:
-        'kanon.yaml:2:18: agents lists unsupported agent "gemni" (known: codex, claude, opencode, gemini, kimi)\n',
+        'kanon.yaml:2:18: agents lists unsupported agent "gemni" (known agents: codex, claude, opencode, gemini, kimi)\n',
     });
   });
 
