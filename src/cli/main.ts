@@ -72,6 +72,12 @@ export function buildProgram(io: Io): Command {
     .option("-n, --dry-run", "show what apply would change without writing")
     .action(async (opts) => (await commands.render()).applyCommand(flags(), opts, io));
   program
+    .command("undo")
+    .description("Undo the last apply: remove the files it created, restore what it replaced or deleted")
+    .option("--yes", "undo without prompting")
+    .option("-n, --dry-run", "show what undo would change without writing")
+    .action(async (opts) => (await commands.render()).undoCommand(flags(), opts, io));
+  program
     .command("status")
     .description("Show source git status and destination drift")
     .option("--json", "print the status as JSON")

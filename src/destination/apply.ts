@@ -24,21 +24,26 @@ import { KanonError } from "../core/types.js";
 import { osErrorText } from "../source/fs-errors.js";
 import type { Change } from "./plan.js";
 
-export function applyChanges(changes: readonly Change[]): void {
+/**
+ * Writes `changes`; deletions happen after every new file is in place. Returns the directories it
+ * created (the ownership record lists them, so that they can go again when nothing needs them).
+ */
+export function applyChanges(changes: readonly Change[]): { createdDirs: string[] } {
   const createdDirs: string[] = [];
   const knownDirs = new Set<string>();
-  const staged: { temp: string; change: Change }[] = [];
+  const staged: { temp: string; change: Change & { after: Uint8Array } }[] = [];
   try {
     for (const change of changes) {
+      if (change.after === null) continue;
       ensureDir(dirname(change.path), createdDirs, knownDirs);
       const temp = join(
         dirname(change.path),
         `.${basename(change.path)}.kanon-${randomBytes(6).toString("hex")}.tmp`,
       );
-      staged.push({ temp, change });
+      staged.push({ temp, change: { ...change, after: change.after } });
       writeTemp(temp, change.after, change.mode, !!change.file.merge);
     }
-    for (const { change } of staged) assertUnchanged(change);
+    for (const change of changes) assertUnchanged(change);
   } catch (e) {
     for (const s of staged) rmQuietly(() => unlinkSync(s.temp));
     for (const d of createdDirs.reverse()) rmQuietly(() => rmdirSync(d));
@@ -53,6 +58,16 @@ export function applyChanges(changes: readonly Change[]): void {
       throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}`);
     }
   }
+  for (const change of changes) {
+    if (change.action !== "delete") continue;
+    try {
+      unlinkSync(change.path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT")
+        throw new KanonError(`cannot delete ${change.path}: ${osErrorText(e)}`);
+    }
+  }
+  return { createdDirs };
 }
 
 function writeTemp(path: string, data: Uint8Array, mode: number, flush: boolean): void {
@@ -91,9 +106,13 @@ function ensureDir(dir: string, created: string[], known: Set<string>): void {
   known.add(dir);
 }
 
-/** Another program (often the agent itself) may have written a co-owned file since it was planned. */
+/**
+ * Another program (often the agent itself) may have written a co-owned file since it was planned, or
+ * a file that is to be deleted.
+ */
 function assertUnchanged(change: Change): void {
-  if (change.action !== "update" || !change.file.merge || !change.before) return;
+  if (!change.before || (change.action === "update" && !change.file.merge) || change.action === "create")
+    return;
   let now: Buffer | null = null;
   try {
     now = readFileSync(change.path);

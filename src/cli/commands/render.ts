@@ -1,10 +1,11 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
-import type { TargetFile } from "../../core/types.js";
-import { applyChanges } from "../../destination/apply.js";
+import { KanonError, type TargetFile } from "../../core/types.js";
+import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
+import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
-import { changeDiff, PLAIN, paintFor, planDiff } from "../diff-text.js";
-import { loadPlan, loadRendered } from "../pipeline.js";
+import { changeDiff, PLAIN, paintFor, planDiff, replacesNote } from "../diff-text.js";
+import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
   const r = await loadRendered(flags, io);
@@ -48,6 +49,8 @@ export function changeJson(c: Change) {
     path: c.path,
     action: c.action,
     mode: `0${c.mode.toString(8)}`,
+    replaces: c.replaces ?? null,
+    removed: c.removed ?? [],
     diff: changeDiff(c, PLAIN).join("\n"),
   };
 }
@@ -82,6 +85,14 @@ export async function applyCommand(
   }
   if (!opts.yes) {
     out(io, planDiff(changes, paint));
+    const notes = changes.map(replacesNote).filter((n) => n !== null);
+    if (notes.length > 0) {
+      out(
+        io,
+        "These files hold content kanon did not write or that changed since; apply saves a backup first:\n",
+      );
+      for (const n of notes) out(io, `  ${n}\n`);
+    }
     out(io, "Apply these changes? [y/N] ");
     const answer = (await readLine(io.stdin)).trim().toLowerCase();
     if (answer !== "y" && answer !== "yes") {
@@ -89,8 +100,50 @@ export async function applyCommand(
       return;
     }
   }
-  applyChanges(changes);
+  const { backups } = applyPlan(p.plan, p.record);
+  for (const b of backups) {
+    const note = replacesNote(b.change);
+    if (note) out(io, `Saved ${note}: backup in ${b.path}\n`);
+  }
   out(io, `Applied ${changes.length} file change(s).\n`);
+}
+
+export async function undoCommand(
+  flags: GlobalFlags,
+  opts: { yes?: boolean; dryRun?: boolean },
+  io: Io,
+): Promise<void> {
+  const scope = scopeOf(flags, io);
+  const loaded = recordOf(scope, io);
+  const plan = planUndo(loaded.dir, loaded.record);
+  if (!plan) {
+    out(io, "Nothing to undo.\n");
+    return;
+  }
+  if (plan.changed.length > 0) {
+    throw new KanonError(
+      `cannot undo the apply of ${plan.time}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
+    );
+  }
+  const listing = plan.steps.map(
+    (s) => `  ${s.action === "remove" ? "remove " : "restore"} ${s.path} (${s.agent})\n`,
+  );
+  out(io, `Undo the apply of ${plan.time}:\n${listing.join("")}`);
+  if (opts.dryRun) {
+    out(io, `Dry run: would undo ${plan.steps.length} file change(s); nothing written.\n`);
+    return;
+  }
+  if (!opts.yes) {
+    out(io, "Undo these changes? [y/N] ");
+    const answer = (await readLine(io.stdin)).trim().toLowerCase();
+    if (answer !== "y" && answer !== "yes") {
+      out(io, "Undo cancelled.\n");
+      return;
+    }
+  }
+  assertWritable(loaded.dir);
+  runUndo(loaded.dir, plan);
+  out(io, `Undid ${plan.steps.length} file change(s).\n`);
 }
 
 /** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */

@@ -9,6 +9,7 @@ import { destination } from "../../core/render.js";
 import { osErrorText } from "../../source/fs-errors.js";
 import { ConfigMissingError } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { driftReason } from "../diff-text.js";
 import { loadPlan, pathsOf, type Rendered } from "../pipeline.js";
 import { changeJson, jsonText } from "./render.js";
 
@@ -46,7 +47,7 @@ export async function statusCommand(flags: GlobalFlags, opts: { json?: boolean }
       jsonText({
         source: "error" in git ? { git: null, error: git.error } : { git: git.clean ? "clean" : git.short },
         files: changes.map(changeJson),
-        drift: { changes: changes.length, conflicts: 0 },
+        drift: { changes: changes.length, conflicts: changes.filter((c) => c.replaces).length },
         gated: gated.hooks,
         warnings: [...(plan?.warnings ?? []), ...gated.warnings],
       }),
@@ -56,10 +57,12 @@ export async function statusCommand(flags: GlobalFlags, opts: { json?: boolean }
   if ("error" in git) io.stderr.write(`Git status unavailable: ${git.error}\n`);
   else out(io, git.clean ? "Git status: clean\n" : git.short.endsWith("\n") ? git.short : `${git.short}\n`);
   if (!plan) return;
-  out(
-    io,
-    changes.length === 0 ? "No rendered file drift.\n" : `${changes.length} change(s), 0 conflict(s).\n`,
-  );
+  if (changes.length === 0) out(io, "No rendered file drift.\n");
+  else {
+    const conflicts = changes.filter((c) => c.replaces).length;
+    out(io, `${changes.length} change(s), ${conflicts} conflict(s).\n`);
+    for (const c of changes) out(io, `  ${driftReason(c)}: ${c.path} (${c.file.agent})\n`);
+  }
   warn(io, gated.warnings);
   for (const agent of new Set(gated.hooks.map((h) => h.agent))) {
     const hooks = gated.hooks.filter((h) => h.agent === agent);

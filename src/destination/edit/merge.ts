@@ -20,9 +20,11 @@ export function mergeCoOwned(
   spec: MergeSpec,
   managed: Record<string, unknown>,
   path: string,
+  remove: readonly string[] = [],
 ): string {
   // A byte-order mark is not part of either syntax; keep it in front of whatever the merge gives.
-  if (existing.startsWith("\uFEFF")) return `\uFEFF${mergeCoOwned(existing.slice(1), spec, managed, path)}`;
+  if (existing.startsWith("\uFEFF"))
+    return `\uFEFF${mergeCoOwned(existing.slice(1), spec, managed, path, remove)}`;
   const toml = spec.format === "toml";
   const normalised = normaliseManaged(managed, toml) as PlainObject;
   const desired = normalised[spec.key];
@@ -30,8 +32,11 @@ export function mergeCoOwned(
   if ((spec.kind === "entries" || toml) && !isPlainObject(desired)) {
     throw new KanonError(`cannot merge ${path}: kanon's ${spec.key} is not an object`);
   }
-  if (existing.trim() === "") return toml ? encodeToml(normalised) : encodeJson(normalised);
+  if (existing.trim() === "") {
+    if (spec.kind === "entries" && Object.keys(desired as PlainObject).length === 0) return existing;
+    return toml ? encodeToml(normalised) : encodeJson(normalised);
+  }
   return toml
-    ? mergeToml(existing, spec, desired as PlainObject, path)
-    : mergeJson(existing, spec, desired, path);
+    ? mergeToml(existing, spec, desired as PlainObject, path, remove)
+    : mergeJson(existing, spec, desired, path, remove);
 }

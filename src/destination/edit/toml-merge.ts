@@ -34,7 +34,14 @@ import {
   type TomlLayout,
 } from "./toml-layout.js";
 
-export function mergeToml(text: string, spec: MergeSpec, desired: PlainObject, path: string): string {
+/** `remove`: names of kanon's entries to take out (an `entries` merge). */
+export function mergeToml(
+  text: string,
+  spec: MergeSpec,
+  desired: PlainObject,
+  path: string,
+  remove: readonly string[] = [],
+): string {
   const existing = parseToml(text, path);
   const current = existing[spec.key];
   if (spec.kind === "entries" && current !== undefined && !isPlainObject(current))
@@ -51,18 +58,28 @@ export function mergeToml(text: string, spec: MergeSpec, desired: PlainObject, p
         changes.push([[spec.key, name], value]);
     }
   }
-  if (changes.length === 0) return text;
+  const removals =
+    spec.kind === "entries" && isPlainObject(current)
+      ? remove.filter((name) => Object.hasOwn(current, name) && !Object.hasOwn(desired, name))
+      : [];
+  if (changes.length === 0 && removals.length === 0) return text;
 
   const editor = new TomlEditor(text, readTomlLayout(text, path), path);
+  if (removals.length > 0) {
+    const kept: PlainObject = {};
+    for (const name of Object.keys(current as PlainObject))
+      if (!removals.includes(name)) setOwn(kept, name, (current as PlainObject)[name]);
+    for (const name of removals) editor.remove([spec.key, name], kept);
+  }
   const added = changes.filter(([at, value]) => !editor.write(at, value));
-  if (added.length > 0) editor.add(spec.kind === "value" ? [] : [spec.key], added);
+  if (added.length > 0) editor.add(spec.kind === "entries" ? [spec.key] : [], added);
 
   const result = applyEdits(text, editor.edits);
-  const intended = intendedDocument(existing, spec, desired);
+  const intended = intendedDocument(existing, spec, desired, removals);
   return verified(result, path, () => deepEqual(parseToml(result, path), intended));
 }
 
-function parseToml(text: string, path: string): PlainObject {
+export function parseToml(text: string, path: string): PlainObject {
   try {
     return parseTomlText(text) as PlainObject;
   } catch (error) {
@@ -109,6 +126,29 @@ class TomlEditor {
     this.replaceRange(first.node.range[0], first.node.range[1], `${key} = ${encodeTomlValue(value)}`);
     for (const statement of others) this.deleteLines(statement.node);
     return true;
+  }
+
+  /**
+   * Removes the table at `at` in whatever form it has: its table blocks (with the blank lines before
+   * them), its dotted keys, its own `x = { … }` line, or its member of an inline parent (the parent,
+   * `kept` being what stays of it, is rewritten).
+   */
+  remove(at: KeyPath, kept: PlainObject): void {
+    const owner = this.layout.statements.find((statement) => isPrefix(statement.path, at));
+    if (owner !== undefined) {
+      if (owner.path.length === at.length) this.deleteLines(owner.node);
+      else this.replaceNode(owner.node.value, encodeTomlValue(kept));
+      return;
+    }
+    for (const table of this.layout.tables.filter((t) => isPrefix(at, t.path))) {
+      let from = table.start;
+      while (from > 0 && isBlankLine(this.text, from - 1)) from = lineStart(this.text, from - 1);
+      this.replaceRange(from, table.end, "");
+    }
+    const dotted = this.layout.statements.filter(
+      (statement) => isProperPrefix(at, statement.path) && isProperPrefix(statement.tablePath, at),
+    );
+    for (const statement of dotted) this.deleteLines(statement.node);
   }
 
   /**
