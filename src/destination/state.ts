@@ -24,6 +24,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   unlinkSync,
@@ -119,7 +120,8 @@ export function loadRecord(dir: string, root: string): LoadedRecord {
       warnings.push(`the kanon record ${path} is unusable: ${parsed}; treating this machine as new`);
     else record = parsed;
   }
-  return { dir, record: reconcile(dir, record), text, warnings };
+  // An unusable record is not patched up from the history: kanon starts afresh, as it says.
+  return { dir, record: warnings.length > 0 ? record : reconcile(dir, record), text, warnings };
 }
 
 /**
@@ -316,7 +318,7 @@ export function runUndo(dir: string, plan: UndoPlan): void {
   }
   for (const d of [...plan.createdDirs].sort((a, b) => b.length - a.length)) {
     try {
-      if (statSync(d).isDirectory() && readdirSync(d).length === 0) rmSync(d, { recursive: false });
+      if (statSync(d).isDirectory() && readdirSync(d).length === 0) rmdirSync(d);
     } catch {}
   }
   if (plan.previous) writeRecord(dir, plan.previous);

@@ -74,6 +74,8 @@ export async function applyCommand(
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
   if (changes.length === 0) {
+    // The record may still change: entries adopted, or an apply killed before it wrote the record.
+    if (!opts.dryRun) applyPlan(p.plan, p.record);
     out(io, "No changes.\n");
     return;
   }

@@ -71,7 +71,9 @@ export function planCoOwned(
     removed.push(`${spec.key}.${name}`);
     mark(name, current[name]);
   }
-  const text = mergeCoOwned(existing, spec, { [spec.key]: desired ?? {} }, path, remove);
+  // Only removals, of entries already gone: nothing to merge (an empty entries key is not added).
+  const nothing = current === undefined && Object.keys(desired ?? {}).length === 0;
+  const text = nothing ? existing : mergeCoOwned(existing, spec, { [spec.key]: desired ?? {} }, path, remove);
   return { text, owned: { names }, removed, ...(replaces ? { replaces } : {}) };
 }
 

@@ -11,7 +11,6 @@ export function intendedDocument(
 ): PlainObject {
   if (spec.kind !== "entries") return withMember(existing, spec.key, desired);
   const current = existing[spec.key];
-  if (current === undefined && Object.keys(desired as PlainObject).length === 0) return existing;
   const entries: PlainObject = {};
   if (isPlainObject(current))
     for (const name of Object.keys(current)) if (!remove.includes(name)) setOwn(entries, name, current[name]);

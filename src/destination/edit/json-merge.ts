@@ -23,10 +23,7 @@ export function mergeJson(
     return mergeStrict(text, spec, desired, path, strict.value as PlainObject, top, remove);
 
   const root = parseLenient(text, path);
-  if (root === undefined) {
-    if (isEmptyEntries(spec, desired)) return text;
-    return appendToCommentsOnly(text, spec, desired, path);
-  }
+  if (root === undefined) return appendToCommentsOnly(text, spec, desired, path);
   if (root.type !== "object") throw topLevelNotObject(path);
   const result = edit(text, root, spec, desired, path, remove);
   if (result === text) return text;
@@ -86,17 +83,10 @@ function edit(
     } else {
       editor.setMembers(entries, desired as PlainObject, false);
     }
-  } else if (isEmptyEntries(spec, desired)) {
-    return text;
   } else {
     editor.setMembers(root, { [spec.key]: desired }, false);
   }
   return editor.edits.length === 0 ? text : applyEdits(text, editor.edits);
-}
-
-/** An `entries` merge with nothing to add (only removals, of entries already gone). */
-function isEmptyEntries(spec: MergeSpec, desired: unknown): boolean {
-  return spec.kind === "entries" && isPlainObject(desired) && Object.keys(desired).length === 0;
 }
 
 /** The text of each top-level member other than `key` (the last one of a repeated key counts). */

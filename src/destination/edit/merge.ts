@@ -32,10 +32,7 @@ export function mergeCoOwned(
   if ((spec.kind === "entries" || toml) && !isPlainObject(desired)) {
     throw new KanonError(`cannot merge ${path}: kanon's ${spec.key} is not an object`);
   }
-  if (existing.trim() === "") {
-    if (spec.kind === "entries" && Object.keys(desired as PlainObject).length === 0) return existing;
-    return toml ? encodeToml(normalised) : encodeJson(normalised);
-  }
+  if (existing.trim() === "") return toml ? encodeToml(normalised) : encodeJson(normalised);
   return toml
     ? mergeToml(existing, spec, desired as PlainObject, path, remove)
     : mergeJson(existing, spec, desired, path, remove);
