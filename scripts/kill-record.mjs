@@ -49,14 +49,14 @@ function writeVariant(seed) {
   writeFileSync(join(kh, "shared.md"), `shared ${seed}\n`);
   writeFileSync(
     join(kh, "kanon.yaml"),
-    [
+    `${[
       "version: 1",
       pick(3) ? "instructions:\n  files: [shared.md]" : "",
       servers.length ? `mcp:\n  servers:\n${servers.join("\n")}` : "",
       hooks.length ? `hooks:\n${hooks.join("\n")}` : "",
     ]
       .filter(Boolean)
-      .join("\n") + "\n",
+      .join("\n")}\n`,
   );
 }
 
@@ -126,7 +126,7 @@ try {
     writeVariant(1 + ((i * 37) % 126));
     const delay = span * (0.2 + 0.8 * Math.random());
     const child = spawn(process.execPath, [kanon, "--home", kh, "apply", "--yes"], { env, stdio: "ignore" });
-    const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve(signal)));
+    const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
     await new Promise((resolve) => setTimeout(resolve, delay));
     child.kill("SIGKILL");
     if ((await exited) === "SIGKILL") killed++;

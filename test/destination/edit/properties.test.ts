@@ -370,10 +370,6 @@ describe("TOML merge properties", () => {
         const eol = input.includes("\n") ? doc.eol : "\n";
 
         const current = (parseAny(input, "toml").mcp_servers as PlainObject | undefined)?.kanon;
-        const fresh = (text: string, atEnd: boolean) => {
-          const converted = text.replaceAll("\n", eol);
-          return atEnd && !input.endsWith("\n") ? converted.slice(0, -eol.length) : converted;
-        };
         let expected: string;
         if (doc.managed && deepEqual(current, desired)) {
           expected = input;
