@@ -7,9 +7,9 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type AgentId, KanonError, type TargetFile } from "../core/types.js";
 import type { PlainObject } from "../formats/values.js";
-import { osErrorText } from "../source/fs-errors.js";
+import { osErrorText } from "../model/fs-errors.js";
+import { type AgentId, KanonError, type TargetFile } from "../model/types.js";
 import { renderedHandlers } from "./edit/handlers.js";
 import type { planCoOwned } from "./edit/index.js";
 import { normaliseManaged } from "./edit/intended.js";

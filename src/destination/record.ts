@@ -3,8 +3,8 @@
  * project). Pure data and hashing; reading and writing it is src/destination/state.ts.
  */
 import { createHash } from "node:crypto";
-import type { AgentId, MergeSpec } from "../core/types.js";
 import { isPlainObject, sortedKeys } from "../formats/values.js";
+import type { AgentId, MergeSpec } from "../model/types.js";
 
 /** Bumped when a kanon could misread a newer record; an older kanon refuses a newer one. */
 export const RECORD_VERSION = 1;

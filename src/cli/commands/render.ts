@@ -1,8 +1,8 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
-import { KanonError, type TargetFile } from "../../core/types.js";
 import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
+import { KanonError, type TargetFile } from "../../model/types.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, replacesNote } from "../diff-text.js";
 import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";

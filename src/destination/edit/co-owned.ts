@@ -3,8 +3,9 @@
  * what kanon removes (entries it wrote before and no longer renders), and whether the merge replaces
  * content kanon did not write or that was edited since kanon wrote it.
  */
-import type { MergeSpec } from "../../core/types.js";
+
 import { deepEqual, isPlainObject, type PlainObject } from "../../formats/values.js";
+import type { MergeSpec } from "../../model/types.js";
 import { type OwnedEntries, type Replaces, valueHash } from "../record.js";
 import { notAnObject, topLevelNotObject } from "./errors.js";
 import { mergeHandlers } from "./handlers.js";

@@ -1,6 +1,7 @@
 /** The document a merge must produce, computed on values; the edited text is checked against it. */
-import type { MergeSpec } from "../../core/types.js";
+
 import { isPlainObject, type PlainObject, setOwn, withMember } from "../../formats/values.js";
+import type { MergeSpec } from "../../model/types.js";
 
 /** `remove`: entry names kanon wrote before and no longer renders (an `entries` merge drops them). */
 export function intendedDocument(
