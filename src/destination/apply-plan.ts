@@ -2,14 +2,14 @@
  * An apply with its ownership record: check the state directory, save what is about to be replaced
  * (the history entry `kanon undo` reads), write the destination, then the record.
  */
-import { rmdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmdirSync } from "node:fs";
 import { applyChanges } from "./apply.js";
 import type { Plan } from "./plan.js";
 import { recordText } from "./record.js";
 import {
   assertWritable,
   type Backup,
+  dropUnusedJournal,
   type LoadedRecord,
   pruneHistory,
   writeJournal,
@@ -32,9 +32,7 @@ export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]
   try {
     ({ createdDirs } = applyChanges(plan.changes));
   } catch (e) {
-    // Nothing was renamed into place when staging failed; a failed rename is left for reconcile.
-    if (!String((e as Error).message).includes("nothing was written")) throw e;
-    rmSync(join(loaded.dir, "applies", id), { recursive: true, force: true });
+    dropUnusedJournal(loaded.dir, id);
     throw e;
   }
   for (const dir of plan.emptyDirs) {

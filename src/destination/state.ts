@@ -260,6 +260,16 @@ export function writeJournal(
   return { id, backups };
 }
 
+/**
+ * After a failed apply: its history entry goes when none of its changes reached the disk (a failure
+ * while staging); otherwise it stays, for the next run to reconcile the record from.
+ */
+export function dropUnusedJournal(dir: string, id: string): void {
+  const journal = readJournal(dir, id);
+  if (journal?.changes.some(landed)) return;
+  rmSync(join(dir, "applies", id), { recursive: true, force: true });
+}
+
 export function writeRecord(dir: string, record: OwnershipRecord): void {
   writeFileAtomic(join(dir, "record.json"), recordText(record), 0o600);
 }

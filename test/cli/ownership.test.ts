@@ -96,6 +96,24 @@ describe("removal", () => {
     expect(readFileSync(join(project, "opencode.json"), "utf8")).not.toContain("tracker");
   });
 
+  it("removes instructions, a skill and the last hook in project scope", () => {
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    writeFileSync(join(project, "README.md"), "mine\n");
+    writeHome(`${HOOK}instructions:\n  files: [a.md]\n`, {
+      "a.md": "a\n",
+      "skills/s/SKILL.md": "---\nname: s\n---\n",
+    });
+    expect(k("--project", project, "apply", "--yes").status).toBe(0);
+    expect(listFiles(project)).toContain(".opencode/plugins/kanon-hooks.js");
+    rmSync(kh, { recursive: true });
+    writeHome("version: 1\n");
+    expect(k("--project", project, "apply", "--yes").status).toBe(0);
+    expect(listFiles(project)).toEqual([".claude/settings.json", ".codex/hooks.json", "README.md"]);
+    expect(JSON.parse(readFileSync(join(project, ".claude/settings.json"), "utf8"))).toEqual({ hooks: {} });
+    expect(k("--project", project, "diff").stdout).toBe("No changes.\n");
+  });
+
   it("deletes a removed skill's files and folders, keeping a file the user added with a warning", () => {
     writeHome("version: 1\n", { "skills/old/SKILL.md": "---\nname: old\n---\n", "skills/old/a/b.md": "b\n" });
     expect(k("--agent", "claude", "apply", "--yes").stdout).toBe("Applied 2 file change(s).\n");
@@ -349,6 +367,30 @@ describe("the record", () => {
     expect(Object.keys(record.entries).sort()).toEqual(
       [".codex/config.toml", ".mcp.json", "opencode.json"].map((f) => join(project, f)),
     );
+  });
+
+  it("reconciles the record from the history after an apply killed before it wrote the record", () => {
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
+    k("--agent", "codex", "apply", "--yes");
+    const record = join(stateDir(), "roots", readdirSync(join(stateDir(), "roots"))[0]!, "record.json");
+    const before = readFileSync(record, "utf8");
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", {
+      "a.md": "a\n",
+      "skills/s/SKILL.md": "---\nname: s\n---\n",
+    });
+    k("--agent", "codex", "apply", "--yes");
+    writeFileSync(record, before); // as if killed after the renames, before the record
+    rmSync(kh, { recursive: true });
+    writeHome("version: 1\n");
+    expect(k("--agent", "codex", "apply", "--yes").stdout).toBe("Applied 2 file change(s).\n");
+    expect(listFiles(s.home).filter((f) => !f.startsWith(".local/"))).toEqual([]);
+  });
+
+  it("a failed apply leaves no history entry behind", () => {
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
+    write(".codex", "a file where a directory should be\n");
+    expect(k("--agent", "codex", "apply", "--yes").status).toBe(1);
+    expect(k("--agent", "codex", "undo", "--yes").stdout).toBe("Nothing to undo.\n");
   });
 
   it("warns about a corrupt record and behaves as on a new machine", () => {
