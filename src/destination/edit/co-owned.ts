@@ -38,11 +38,12 @@ export function planCoOwned(
   if (spec.kind === "handlers") {
     const desired = (managed[spec.key] ?? {}) as PlainObject;
     const merged = mergeHandlers(current, desired, new Set(previous?.handlers ?? []), path, spec.key);
-    const empty = Object.keys(merged.value).length === 0;
-    const text =
-      current === undefined && empty
-        ? existing
-        : mergeCoOwned(existing, { ...spec, kind: "value" }, { [spec.key]: merged.value }, path);
+    // Unchanged (the everyday case) or nothing to add to a file without hooks: no edit, no second parse.
+    const unchanged =
+      current === undefined ? Object.keys(merged.value).length === 0 : deepEqual(current, merged.value);
+    const text = unchanged
+      ? existing
+      : mergeCoOwned(existing, { ...spec, kind: "value" }, { [spec.key]: merged.value }, path);
     return { text, owned: { handlers: merged.owned }, removed: merged.removed };
   }
   if (spec.kind === "value")
@@ -72,8 +73,13 @@ export function planCoOwned(
     removed.push(`${spec.key}.${name}`);
     mark(name, current[name]);
   }
-  // Only removals, of entries already gone: nothing to merge (an empty entries key is not added).
-  const nothing = current === undefined && Object.keys(desired ?? {}).length === 0;
+  // Nothing to remove and every entry as rendered (the everyday case), or only removals of entries
+  // already gone (an empty entries key is not added): no edit, no second parse.
+  const nothing =
+    removed.length === 0 &&
+    (current === undefined
+      ? Object.keys(desired ?? {}).length === 0
+      : Object.entries(desired ?? {}).every(([name, value]) => deepEqual(current[name], value)));
   const text = nothing ? existing : mergeCoOwned(existing, spec, { [spec.key]: desired ?? {} }, path, remove);
   return { text, owned: { names }, removed, ...(replaces ? { replaces } : {}) };
 }
