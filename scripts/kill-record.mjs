@@ -1,4 +1,4 @@
-// `npm run kill:record`: kill -9 `kanon apply` at random moments and check that the ownership record
+// `npm run kill-loop-record`: kill -9 `kanon apply` at random moments and check that the ownership record
 // is reconciled by the next apply: after it, `diff` says `No changes.`, and when everything leaves
 // kanon.yaml, nothing kanon wrote is left on disk while the user's own files and entries are.
 // KILL_RUNS sets the number of kills (default 30). Exits 1 on the first failed check.

@@ -5,8 +5,9 @@
  * A change that overwrites or deletes content kanon did not write, or that was edited since kanon
  * wrote it, is marked so that apply backs it up and every command can say so.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { decodeBytes, encodeText } from "../formats/utf8.js";
 import type { PlainObject } from "../formats/values.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { type AgentId, KanonError, type TargetFile } from "../model/types.js";
@@ -84,14 +85,16 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   };
   const merged = new Set<string>();
   for (const file of files) {
+    // The record keys the path kanon renders; a symlink there is read and written at its target.
     const path = chooseDestination(file);
+    const target = symlinkTarget(path);
     if (file.merge) {
       merged.add(path);
-      if (existsSync(path)) await loadCoOwned();
-      const change = planMerged(file, path, previous.entries[path], coOwned, record);
+      if (existsSync(target)) await loadCoOwned();
+      const change = planMerged(file, path, target, previous.entries[path], coOwned, record);
       if (change) changes.push(change);
     } else {
-      const change = planWhole(file, path, previous.files[path]?.sha256);
+      const change = planWhole(file, target, previous.files[path]?.sha256);
       record.files[path] = { agent: file.agent, sha256: sha256(file.content), mode: octalMode(file.mode) };
       if (change) changes.push(change);
     }
@@ -109,7 +112,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       merge: owned.merge,
       managed: { [key]: {} },
     };
-    const change = planMerged(file, path, owned, await loadCoOwned(), record);
+    const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record);
     if (change) changes.push(change);
   }
 
@@ -163,7 +166,7 @@ function planWhole(file: TargetFile, path: string, recorded: string | undefined)
         : undefined;
   return {
     file,
-    path: resolveLink(path),
+    path,
     action: "update",
     before: disk.before,
     after: file.content,
@@ -177,18 +180,19 @@ function planWhole(file: TargetFile, path: string, recorded: string | undefined)
 function planMerged(
   file: TargetFile,
   path: string,
+  target: string,
   previous: OwnedEntries | undefined,
   coOwned: PlanCoOwned | undefined,
   record: OwnershipRecord,
 ): Change | null {
   const spec = file.merge!;
-  const disk = readDestination(path);
+  const disk = readDestination(target);
   if (!disk) {
     if (isEmptyManaged(file)) return null;
     record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file) };
     return {
       file,
-      path,
+      path: target,
       action: "create",
       before: null,
       after: file.content,
@@ -197,15 +201,15 @@ function planMerged(
     };
   }
   if (!coOwned) throw new KanonError(`${path} appeared while kanon was planning; run the command again`);
-  const plan = coOwned(disk.before.toString("utf8"), spec, file.managed ?? {}, path, previous);
+  const plan = coOwned(decodeBytes(disk.before), spec, file.managed ?? {}, path, previous);
   const hasOwned =
     (plan.owned.names && Object.keys(plan.owned.names).length > 0) || plan.owned.handlers?.length;
   if (hasOwned) record.entries[path] = { agent: file.agent, merge: spec, ...plan.owned };
-  const after = Buffer.from(plan.text, "utf8");
+  const after = encodeText(plan.text);
   if (disk.before.equals(after)) return null;
   return {
     file,
-    path: resolveLink(path),
+    path: target,
     action: "update",
     before: disk.before,
     after,
@@ -300,7 +304,21 @@ function chooseDestination(file: TargetFile): string {
   return [file.path, ...file.alternatives].find((p) => lstatSync(p, { throwIfNoEntry: false })) ?? file.path;
 }
 
-/** A destination that is a symlink is updated at its target. */
-function resolveLink(path: string): string {
-  return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+/**
+ * A destination that is a symlink is written at its final target, which need not exist yet (a
+ * dangling link stays a link and its target is created); anything else is written where it is.
+ */
+export function symlinkTarget(path: string): string {
+  let p = path;
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      if (!lstatSync(p).isSymbolicLink()) return p;
+      link = readlinkSync(p);
+    } catch {
+      return p;
+    }
+    p = resolve(dirname(p), link);
+  }
+  throw new KanonError(`cannot write ${path}: too many levels of symbolic links`);
 }

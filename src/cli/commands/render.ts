@@ -1,4 +1,5 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
+import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
@@ -73,9 +74,17 @@ export async function applyCommand(
 ): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
+  // Temporary files of an interrupted apply go when this one writes (or has nothing to write).
+  const sweep = () => {
+    const removed = removeLeftovers(destinationDirs(p.files));
+    if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted apply.\n`);
+  };
   if (changes.length === 0) {
-    // The record may still change: entries adopted, or an apply killed before it wrote the record.
-    if (!opts.dryRun) applyPlan(p.plan, p.record);
+    if (!opts.dryRun) {
+      sweep();
+      // The record may still change: entries adopted, or an apply killed before it wrote the record.
+      applyPlan(p.plan, p.record);
+    }
     out(io, "No changes.\n");
     return;
   }
@@ -102,6 +111,7 @@ export async function applyCommand(
       return;
     }
   }
+  sweep();
   const { backups } = applyPlan(p.plan, p.record);
   for (const b of backups) {
     const note = replacesNote(b.change);
