@@ -4,8 +4,8 @@ import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { KanonError, type TargetFile } from "../../model/types.js";
-import { type GlobalFlags, type Io, out } from "../context.js";
-import { changeDiff, PLAIN, paintFor, planDiff, replacesNote } from "../diff-text.js";
+import { type GlobalFlags, type Io, out, progressOf } from "../context.js";
+import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
 import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
@@ -58,20 +58,33 @@ export function changeJson(c: Change) {
 
 export const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-export async function diffCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
-  const p = await loadPlan(flags, io);
-  if (opts.json) {
-    out(io, jsonText({ files: p.plan.changes.map(changeJson), warnings: p.warnings }));
-    return;
-  }
-  out(io, planDiff(p.plan.changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+export interface DiffOptions {
+  json?: boolean;
+  stat?: boolean;
+  exitCode?: boolean;
 }
 
-export async function applyCommand(
-  flags: GlobalFlags,
-  opts: { yes?: boolean; dryRun?: boolean },
-  io: Io,
-): Promise<void> {
+/** With `--exit-code`, 1 when anything would change (git's convention), 0 when in sync. */
+export async function diffCommand(flags: GlobalFlags, opts: DiffOptions, io: Io): Promise<number> {
+  const p = await loadPlan(flags, io);
+  const changes = p.plan.changes;
+  if (opts.json) out(io, jsonText({ files: changes.map(changeJson), warnings: p.warnings }));
+  else if (opts.stat) out(io, planSummary(changes));
+  else out(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+  return opts.exitCode && changes.length > 0 ? 1 : 0;
+}
+
+export interface ApplyOptions {
+  yes?: boolean;
+  dryRun?: boolean;
+  /** Show only the summary, not the diff, before the prompt. */
+  stat?: boolean;
+}
+
+/** Applies of at least this many files say so on a terminal while they write. */
+const LARGE_APPLY = 200;
+
+export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
   // Temporary files of an interrupted apply go when this one writes (or has nothing to write).
@@ -88,14 +101,17 @@ export async function applyCommand(
     out(io, "No changes.\n");
     return;
   }
-  const paint = paintFor(io.stdout as NodeJS.WriteStream, io.env);
+  const preview = () => {
+    if (!opts.stat) out(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+    out(io, planSummary(changes));
+  };
   if (opts.dryRun) {
-    out(io, planDiff(changes, paint));
+    preview();
     out(io, `Dry run: would apply ${changes.length} file change(s); nothing written.\n`);
     return;
   }
   if (!opts.yes) {
-    out(io, planDiff(changes, paint));
+    preview();
     const notes = changes.map(replacesNote).filter((n) => n !== null);
     if (notes.length > 0) {
       out(
@@ -111,6 +127,7 @@ export async function applyCommand(
       return;
     }
   }
+  if (changes.length >= LARGE_APPLY) progressOf(io).progress?.(`Writing ${changes.length} files…`);
   sweep();
   const { backups } = applyPlan(p.plan, p.record);
   for (const b of backups) {
