@@ -3,13 +3,20 @@ import { isPlainObject, type PlainObject, setOwn, withMember } from "../../forma
 import type { MergeSpec } from "../../model/types.js";
 
 /** The merges that name one member whose entries (or whole value) are kanon's. */
-export type KeyedMerge = Extract<MergeSpec, { kind: "entries" | "value" }>;
+export type KeyedMerge = Extract<MergeSpec, { kind: "entries" | "value" | "handlers" }>;
 
-export function intendedDocument(existing: PlainObject, spec: KeyedMerge, desired: unknown): PlainObject {
-  if (spec.kind === "value") return withMember(existing, spec.key, desired);
+/** `remove`: entry names kanon wrote before and no longer renders (an `entries` merge drops them). */
+export function intendedDocument(
+  existing: PlainObject,
+  spec: KeyedMerge,
+  desired: unknown,
+  remove: readonly string[] = [],
+): PlainObject {
+  if (spec.kind !== "entries") return withMember(existing, spec.key, desired);
   const current = existing[spec.key];
   const entries: PlainObject = {};
-  if (isPlainObject(current)) for (const name of Object.keys(current)) setOwn(entries, name, current[name]);
+  if (isPlainObject(current))
+    for (const name of Object.keys(current)) if (!remove.includes(name)) setOwn(entries, name, current[name]);
   for (const [name, value] of Object.entries(desired as PlainObject)) setOwn(entries, name, value);
   return withMember(existing, spec.key, entries);
 }

@@ -23,11 +23,13 @@ export function mergeCoOwned(
   spec: MergeSpec,
   managed: Record<string, unknown>,
   path: string,
+  remove: readonly string[] = [],
 ): string {
   // A byte-order mark is not part of either syntax; keep it in front of whatever the merge gives.
-  if (existing.startsWith("\uFEFF")) return `\uFEFF${mergeCoOwned(existing.slice(1), spec, managed, path)}`;
+  if (existing.startsWith("\uFEFF"))
+    return `\uFEFF${mergeCoOwned(existing.slice(1), spec, managed, path, remove)}`;
   if (spec.kind === "regions")
-    return spec.regions.reduce((text, region) => mergeCoOwned(text, region, managed, path), existing);
+    return spec.regions.reduce((text, region) => mergeCoOwned(text, region, managed, path, remove), existing);
   const toml = spec.format === "toml";
   const normalised = normaliseManaged(managed, toml) as PlainObject;
   const desired = normalised[spec.key];
@@ -47,8 +49,8 @@ export function mergeCoOwned(
   }
   if (existing.trim() === "") return toml ? encodeToml(normalised) : encodeJson(normalised);
   return toml
-    ? mergeToml(existing, spec, desired as PlainObject, path)
-    : mergeJson(existing, spec, desired, path);
+    ? mergeToml(existing, spec, desired as PlainObject, path, remove)
+    : mergeJson(existing, spec, desired, path, remove);
 }
 
 /** The value of a top-level member of a JSON(C) text; undefined when absent or unparsable (the merge reports that). */

@@ -1,0 +1,183 @@
+/**
+ * The ownership record: what kanon wrote into one destination root (the home directory, or a
+ * project). Pure data and hashing; reading and writing it is src/destination/state.ts.
+ */
+import { createHash } from "node:crypto";
+import { isPlainObject, sortedKeys } from "../formats/values.js";
+import type { AgentId, MergeSpec } from "../model/types.js";
+
+/** Bumped when a kanon could misread a newer record; an older kanon refuses a newer one. */
+export const RECORD_VERSION = 1;
+
+/**
+ * Why a change needs a backup: it overwrites or deletes content kanon did not write ("foreign"), or
+ * content kanon wrote that was changed since ("edited").
+ */
+export type Replaces = "foreign" | "edited";
+
+/** A file kanon owns whole (instructions, skill files, Codex hooks, the OpenCode plugin). */
+export interface OwnedFile {
+  agent: AgentId;
+  /** sha256 of the bytes kanon wrote (hex). */
+  sha256: string;
+  /** Permission bits as an octal string, e.g. "0644". */
+  mode: string;
+}
+
+/** kanon's entries inside a file it shares with the user and the agent. */
+export interface OwnedEntries {
+  agent: AgentId;
+  merge: MergeSpec;
+  /** `entries` merges: entry name → sha256 of the value kanon wrote. */
+  names?: Record<string, string>;
+  /** `handlers` merges: the handler keys (see handlerKey) kanon wrote, in file order. */
+  handlers?: string[];
+  /**
+   * `hook-groups` and `tables` merges (Gemini `hooks`, Kimi `[[hooks]]`): the names of the hooks kanon
+   * wrote. Those entries name themselves in the file (`kanon:<hook>`, `# kanon: <hook>`); the record
+   * says that kanon has some there, so they are taken out once kanon renders none.
+   */
+  labels?: string[];
+  /** `regions` merges: what kanon owns in each region, by the region's key. */
+  regions?: Record<string, OwnedRegion>;
+}
+
+/** kanon's entries in one region of a co-owned file. */
+export type OwnedRegion = Pick<OwnedEntries, "names" | "handlers" | "labels">;
+
+export interface OwnershipRecord {
+  version: number;
+  /** The destination root this record is for. */
+  root: string;
+  files: Record<string, OwnedFile>;
+  entries: Record<string, OwnedEntries>;
+  /** Directories kanon created (removed again once empty and no longer needed). */
+  dirs: string[];
+  /** Id of the apply that wrote this record (the history entry under applies/). */
+  lastApply: string | null;
+}
+
+export function emptyRecord(root: string): OwnershipRecord {
+  return { version: RECORD_VERSION, root, files: {}, entries: {}, dirs: [], lastApply: null };
+}
+
+export function sha256(data: Uint8Array | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** JSON with object keys sorted: equal values give equal text whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isPlainObject(value))
+    return `{${sortedKeys(value)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(",")}}`;
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  return JSON.stringify(value) ?? "null";
+}
+
+export const valueHash = (value: unknown): string => sha256(canonicalJson(value));
+
+/** The identity of one hook handler in a Claude-shaped hook document: its event, matcher and fields. */
+export function handlerKey(event: string, matcher: unknown, handler: unknown): string {
+  return sha256(canonicalJson([event, typeof matcher === "string" ? matcher : "", handler]));
+}
+
+export const octalMode = (mode: number): string => `0${mode.toString(8).padStart(3, "0")}`;
+
+/** Record text as written to disk: stable, so an unchanged record is not rewritten. */
+export function recordText(record: OwnershipRecord): string {
+  const files: Record<string, OwnedFile> = {};
+  for (const p of Object.keys(record.files).sort()) files[p] = record.files[p]!;
+  const entries: Record<string, OwnedEntries> = {};
+  for (const p of Object.keys(record.entries).sort()) entries[p] = record.entries[p]!;
+  return `${JSON.stringify({ ...record, files, entries, dirs: [...new Set(record.dirs)].sort() }, null, 1)}\n`;
+}
+
+/** Same ownership (ignoring which apply wrote it): nothing to write. */
+export function sameOwnership(a: OwnershipRecord, b: OwnershipRecord): boolean {
+  return recordText({ ...a, lastApply: null }) === recordText({ ...b, lastApply: null });
+}
+
+/**
+ * Checks the shape of a parsed record. Returns the record, "newer" for a record of a later format,
+ * or an error text for anything else.
+ */
+export function parseRecord(value: unknown, root: string): OwnershipRecord | "newer" | string {
+  if (!isPlainObject(value)) return "not a JSON object";
+  if (typeof value.version !== "number") return "no format version";
+  if (value.version > RECORD_VERSION) return "newer";
+  if (value.version !== RECORD_VERSION) return `unknown format version ${value.version}`;
+  if (value.root !== root) return `it is for ${String(value.root)}`;
+  if (!isPlainObject(value.files) || !isPlainObject(value.entries) || !Array.isArray(value.dirs))
+    return "files, entries or dirs missing";
+  for (const f of Object.values(value.files)) {
+    if (!isPlainObject(f) || typeof f.sha256 !== "string" || typeof f.agent !== "string")
+      return "a file entry is malformed";
+  }
+  for (const e of Object.values(value.entries)) {
+    if (!isPlainObject(e) || typeof e.agent !== "string" || !isPlainObject(e.merge))
+      return "a co-owned file entry is malformed";
+  }
+  return {
+    version: RECORD_VERSION,
+    root,
+    files: value.files as Record<string, OwnedFile>,
+    entries: value.entries as Record<string, OwnedEntries>,
+    dirs: value.dirs.filter((d): d is string => typeof d === "string"),
+    lastApply: typeof value.lastApply === "string" ? value.lastApply : null,
+  };
+}
+
+/**
+ * The hook names of kanon's `hook-groups` or `tables` entries in `value` (what the merge writes for
+ * `spec.key`): handler names without the prefix, or the tables' labels.
+ */
+export function ownedLabels(spec: MergeSpec, value: unknown): string[] {
+  if (spec.kind === "tables") return Array.isArray(value) && value.length > 0 ? [...spec.labels] : [];
+  if (spec.kind !== "hook-groups" || !isPlainObject(value)) return [];
+  const labels = new Set<string>();
+  for (const groups of Object.values(value)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+      for (const h of group.hooks)
+        if (isPlainObject(h) && typeof h.name === "string" && h.name.startsWith(spec.namePrefix))
+          labels.add(h.name.slice(spec.namePrefix.length));
+    }
+  }
+  return [...labels];
+}
+
+/** The regions of a merge: its own regions, or the merge itself. */
+export function mergeRegions(spec: MergeSpec): Exclude<MergeSpec, { kind: "regions" }>[] {
+  return spec.kind === "regions" ? spec.regions : [spec];
+}
+
+/** kanon's entries in each region of a recorded co-owned file, by the region's key. */
+export function ownedRegions(owned: OwnedEntries | undefined): Map<string, OwnedRegion> {
+  const out = new Map<string, OwnedRegion>();
+  if (!owned) return out;
+  if (owned.merge.kind === "regions") {
+    for (const [key, region] of Object.entries(owned.regions ?? {})) out.set(key, region);
+  } else out.set(owned.merge.key, owned);
+  return out;
+}
+
+/** Whether a region holds anything of kanon's (worth a record entry). */
+export function ownsSomething(owned: OwnedRegion & { regions?: Record<string, OwnedRegion> }): boolean {
+  return (
+    (owned.names !== undefined && Object.keys(owned.names).length > 0) ||
+    (owned.handlers?.length ?? 0) > 0 ||
+    (owned.labels?.length ?? 0) > 0 ||
+    (owned.regions !== undefined && Object.keys(owned.regions).length > 0)
+  );
+}
+
+/** What a region holds when kanon renders nothing there (a merge of it takes kanon's entries out). */
+export function emptyManaged(spec: MergeSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const region of mergeRegions(spec)) out[region.key] = region.kind === "tables" ? [] : {};
+  return out;
+}
