@@ -66,11 +66,6 @@ export interface PayloadContext {
   command: string;
 }
 
-export interface HookFile {
-  /** Absolute path of a file that carries native hook entries for this agent in this scope. */
-  path: string;
-}
-
 export interface ExtraCheck {
   id: string;
   ok: boolean;

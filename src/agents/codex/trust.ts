@@ -114,9 +114,6 @@ import {
   sha256Tagged,
 } from "./trust-json.js";
 
-/** The Codex version this module was verified against. */
-export const CODEX_TRUST_VERIFIED_VERSION = "0.171.0";
-
 /**
  * Codex's hook events, in the order Codex lists them, with the label used in ids and hashes and
  * whether the event keeps its matcher.
