@@ -99,6 +99,7 @@
  */
 
 import { parse as parseToml } from "smol-toml";
+import { ADDITIONAL_CONTEXT_LIMIT, codexManifest } from "./manifest.js";
 import {
   type CanonObject,
   type CanonValue,
@@ -114,29 +115,29 @@ import {
   sha256Tagged,
 } from "./trust-json.js";
 
+const { events: EVENTS, timeouts } = codexManifest.hooks;
+
+/** Codex's label of an event in hook ids and hashes: its name in snake_case (PreToolUse → pre_tool_use). */
+const label = (name: string): string => name.replace(/(?<!^)[A-Z]/g, (c) => `_${c}`).toLowerCase();
+
 /**
- * Codex's hook events, in the order Codex lists them, with the label used in ids and hashes and
- * whether the event keeps its matcher.
+ * Codex's hook events, in the order Codex lists them (the manifest's order), with their label and
+ * whether the event keeps its matcher (the manifest's matcher kind is not "none").
  */
-export const CODEX_HOOK_EVENTS = [
-  { name: "PreModelRequest", label: "pre_model_request", matcher: false },
-  { name: "PostModelRequest", label: "post_model_request", matcher: false },
-  { name: "PreToolUse", label: "pre_tool_use", matcher: true },
-  { name: "PermissionRequest", label: "permission_request", matcher: true },
-  { name: "PostToolUse", label: "post_tool_use", matcher: true },
-  { name: "PreCompact", label: "pre_compact", matcher: true },
-  { name: "PostCompact", label: "post_compact", matcher: true },
-  { name: "SessionStart", label: "session_start", matcher: true },
-  { name: "SessionEnd", label: "session_end", matcher: true },
-  { name: "UserPromptSubmit", label: "user_prompt_submit", matcher: false },
-  { name: "SubagentStart", label: "subagent_start", matcher: true },
-  { name: "SubagentStop", label: "subagent_stop", matcher: true },
-  { name: "Stop", label: "stop", matcher: false },
-  { name: "Interrupt", label: "interrupt", matcher: false },
-] as const;
+const CODEX_HOOK_EVENTS = Object.values(EVENTS).map((e) => ({
+  name: e.native,
+  label: label(e.native),
+  matcher: e.matcher !== "none",
+  /** SessionEnd and Interrupt: the timeout is clamped to 1..maxTimeoutSec and defaults to 1 s. */
+  maxTimeoutSec: e.maxTimeoutSec === undefined ? undefined : BigInt(e.maxTimeoutSec),
+}));
 
-export type CodexHookEvent = (typeof CODEX_HOOK_EVENTS)[number]["name"];
+type CodexHookEvent = string;
 
+/**
+ * Events whose handlers hash `additionalContextLimit` (Codex's normalize_command_hook). The manifest
+ * lists SubagentStart's context as none, so this set is not derived from it.
+ */
 const ADDITIONAL_CONTEXT_EVENTS: ReadonlySet<CodexHookEvent> = new Set([
   "PreToolUse",
   "PostToolUse",
@@ -144,11 +145,9 @@ const ADDITIONAL_CONTEXT_EVENTS: ReadonlySet<CodexHookEvent> = new Set([
   "UserPromptSubmit",
   "SubagentStart",
 ]);
-const SHORT_TIMEOUT_EVENTS: ReadonlySet<CodexHookEvent> = new Set(["SessionEnd", "Interrupt"]);
-const DEFAULT_TIMEOUT_SEC = 600n;
+const DEFAULT_TIMEOUT_SEC = BigInt(timeouts.defaultSec);
 const SHORT_DEFAULT_TIMEOUT_SEC = 1n;
-const SHORT_MAX_TIMEOUT_SEC = 3n;
-const DEFAULT_ADDITIONAL_CONTEXT_LIMIT = 2500n;
+const DEFAULT_ADDITIONAL_CONTEXT_LIMIT = BigInt(ADDITIONAL_CONTEXT_LIMIT);
 const U64_MAX = (1n << 64n) - 1n;
 
 /**
@@ -468,9 +467,10 @@ function toCanon(value: JsonValue, path: string): CanonValue {
 }
 
 function effectiveTimeout(event: CodexHookEvent, timeout: bigint | undefined): bigint {
-  if (SHORT_TIMEOUT_EVENTS.has(event)) {
+  const max = eventInfo(event).maxTimeoutSec;
+  if (max !== undefined) {
     const t = timeout ?? SHORT_DEFAULT_TIMEOUT_SEC;
-    return t < 1n ? 1n : t > SHORT_MAX_TIMEOUT_SEC ? SHORT_MAX_TIMEOUT_SEC : t;
+    return t < 1n ? 1n : t > max ? max : t;
   }
   const t = timeout ?? DEFAULT_TIMEOUT_SEC;
   return t < 1n ? 1n : t;
