@@ -99,6 +99,8 @@
  */
 
 import { parse as parseToml } from "smol-toml";
+import { isPlainObject } from "../../formats/values.js";
+import { trimSpace } from "../../model/text.js";
 import { ADDITIONAL_CONTEXT_LIMIT, codexManifest } from "./manifest.js";
 import {
   type CanonObject,
@@ -244,13 +246,13 @@ export function readCodexHookStates(configToml: string): Map<string, CodexHookSt
   const doc = parseToml(configToml) as Record<string, unknown>;
   const hooks = doc.hooks;
   if (hooks === undefined) return states;
-  if (!isPlainTable(hooks)) throw new TypeError("hooks: expected a table");
+  if (!isPlainObject(hooks)) throw new TypeError("hooks: expected a table");
   const table = hooks.state;
   if (table === undefined) return states;
-  if (!isPlainTable(table)) throw new TypeError("hooks.state: expected a table");
+  if (!isPlainObject(table)) throw new TypeError("hooks.state: expected a table");
   for (const [rawKey, raw] of Object.entries(table)) {
     const where = `hooks.state.${JSON.stringify(rawKey)}`;
-    if (!isPlainTable(raw)) throw new TypeError(`${where}: expected a table`);
+    if (!isPlainObject(raw)) throw new TypeError(`${where}: expected a table`);
     const { enabled, trusted_hash } = raw;
     if (enabled !== undefined && typeof enabled !== "boolean") {
       throw new TypeError(`${where}.enabled: expected a boolean`);
@@ -258,7 +260,7 @@ export function readCodexHookStates(configToml: string): Map<string, CodexHookSt
     if (trusted_hash !== undefined && typeof trusted_hash !== "string") {
       throw new TypeError(`${where}.trusted_hash: expected a string`);
     }
-    const key = rustTrim(rawKey);
+    const key = trimSpace(rawKey);
     if (key === "") continue;
     // Codex merges field by field, so a later duplicate key (after trimming) keeps earlier fields.
     const state = states.get(key) ?? {};
@@ -416,7 +418,7 @@ function normalizeHandler(
     if (windows && commandWindows !== undefined) command = commandWindows;
     const isAsync = optionalBool(handler, "async", path) ?? false;
     const limit = optionalU64(handler, "additionalContextLimit", path);
-    if (rustTrim(command) === "") return { skip: "empty command" };
+    if (trimSpace(command) === "") return { skip: "empty command" };
     const out: CanonObject = new Map<string, CanonValue>([
       ["type", "command"],
       ["command", command],
@@ -439,7 +441,7 @@ function normalizeHandler(
   const rawInput = handler.get("input");
   const input = rawInput === undefined ? new Map<string, CanonValue>() : mcpInput(rawInput, `${path}.input`);
   if (event === "SessionEnd") return { skip: "SessionEnd MCP hooks are not supported by Codex" };
-  if (rustTrim(server) === "" || rustTrim(tool) === "") return { skip: "empty MCP server or tool" };
+  if (trimSpace(server) === "" || trimSpace(tool) === "") return { skip: "empty MCP server or tool" };
   const out: CanonObject = new Map<string, CanonValue>([
     ["type", "mcp_tool"],
     ["server", server],
@@ -512,15 +514,6 @@ function optionalU64(obj: JsonObject, key: string, path: string): bigint | undef
     fail(`${path}.${key}`, "expected a non-negative integer");
   }
   return BigInt(v.literal);
-}
-
-function isPlainTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
-
-/** Rust's `str::trim` removes Unicode White_Space, which differs a little from JavaScript's trim. */
-function rustTrim(s: string): string {
-  return s.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, "");
 }
 
 function firstLine(err: unknown): string {
