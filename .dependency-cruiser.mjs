@@ -1,6 +1,15 @@
 // The layer order of src/ (README, Development): each layer imports only from the layers before it.
 // `npm test` runs `depcruise` with this file; a new folder under src/ must be placed here.
-const LAYERS = ["model", "formats", "core", "agents", "providers", "source", "destination", ["cli", "docs"]];
+export const LAYERS = [
+  "model",
+  "formats",
+  "core",
+  "agents",
+  "providers",
+  "source",
+  "destination",
+  ["cli", "docs"],
+];
 
 const names = (layer) => (Array.isArray(layer) ? layer : [layer]);
 const under = (folders) => `^src/(${folders.join("|")})/`;
