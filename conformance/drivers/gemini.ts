@@ -3,20 +3,18 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { geminiManifest } from "../../src/agents/gemini/manifest.js";
 import { installAgent } from "../lib/install.js";
-import type { AgentDriver, FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
+import { defineDriver } from "./define.js";
+import type { FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
 
-const VERSION = "0.61.0";
+const VERSION = geminiManifest.hooks.verified.version;
 
-export const gemini: AgentDriver = {
-  id: "gemini",
-  title: "Gemini CLI",
+export const gemini = defineDriver({
+  manifest: geminiManifest,
   pkg: "@google/gemini-cli",
-  version: VERSION,
-  scopes: ["user", "project"],
   protocol: "gemini",
   shellToolName: "run_shell_command",
-  omittedEvents: [],
   timeoutMs: 120_000,
   // Gemini expands ${VAR} in settings strings when it loads them: kanon splits each `$NAME`/`${` of a
   // command with a line continuation (`$\<newline>NAME`) that bash removes again.
@@ -60,14 +58,6 @@ export const gemini: AgentDriver = {
         GEMINI_CLI_TRUST_WORKSPACE: "true",
       },
     };
-  },
-
-  hookFiles(layout, scope) {
-    return [
-      scope === "user"
-        ? join(layout.home, ".gemini", "settings.json")
-        : join(layout.project, ".gemini", "settings.json"),
-    ];
   },
 
   payload(event: LifecycleEvent, ctx: PayloadContext) {
@@ -117,4 +107,4 @@ export const gemini: AgentDriver = {
       },
     ];
   },
-};
+});

