@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { encodeJson } from "../formats/json.js";
 import { encodeToml } from "../formats/toml.js";
 import { namespacedSkillName, slugSkillName } from "../providers/name.js";
-import type { Source } from "../source/source.js";
+import { joinInstructions, type Source } from "../source/source.js";
 import { compareBytes } from "../source/tree.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
@@ -41,8 +41,11 @@ function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): T
   const out: TargetFile[] = [];
 
   const instructionsPath = at(m.instructions);
-  if (source.instructions !== null && instructionsPath) {
-    out.push({ agent: m.id, path: instructionsPath, content: text(source.instructions), mode: 0o644 });
+  const instructions = joinInstructions(
+    source.instructions.filter((i) => targetsAgent(i.targets, m.id)).map((i) => i.text),
+  );
+  if (instructions !== null && instructionsPath) {
+    out.push({ agent: m.id, path: instructionsPath, content: text(instructions), mode: 0o644 });
   }
 
   const skillRoot = at(m.skills.root);

@@ -76,6 +76,8 @@ export function decodePositional(text: string, file: string, schema: Schema): De
         }
         return fail("true or false");
       }
+      case "stringOr":
+        return isScalar(node) ? decode(node, { kind: "string" }, path) : decode(node, s.object, path);
       case "array": {
         if (!isSeq(node)) return fail("a list");
         return node.items.map((item, i) => decode(item as Node, s.items, `${path}[${i}]`));

@@ -9,7 +9,7 @@ import type { Lock } from "../providers/lock-file.js";
 import type { ProviderSkills } from "../providers/materialize.js";
 import { statError } from "./fs-errors.js";
 import { type Paths, resolveHomePath } from "./load.js";
-import type { KanonConfig } from "./model.js";
+import { instructionPath, instructionTargets, type KanonConfig } from "./model.js";
 import { compareBytes, readTree, type TreeFile } from "./tree.js";
 
 export interface LocalSkill {
@@ -19,11 +19,16 @@ export interface LocalSkill {
   files: TreeFile[];
 }
 
+export interface InstructionText {
+  text: string;
+  targets: string[] | undefined;
+}
+
 export interface Source {
   paths: Paths;
   config: KanonConfig;
-  /** Joined instructions, or null when there are none. */
-  instructions: string | null;
+  /** Instruction texts in kanon.yaml order, each with the agents it is for (undefined: every agent). */
+  instructions: InstructionText[];
   localSkills: LocalSkill[];
   providers: ProviderSkills[];
   /**
@@ -92,18 +97,18 @@ export function joinInstructions(texts: string[]): string | null {
   return out === "" ? null : `${out}\n`;
 }
 
-async function loadInstructions(config: KanonConfig, paths: Paths): Promise<string | null> {
-  const texts = await Promise.all(
-    config.instructions.files.map(async (rel) => {
+async function loadInstructions(config: KanonConfig, paths: Paths): Promise<InstructionText[]> {
+  return Promise.all(
+    config.instructions.files.map(async (file) => {
+      const rel = instructionPath(file);
       const abs = resolveHomePath(rel, paths.home, paths.userHome);
       try {
-        return await readFile(abs, "utf8");
+        return { text: await readFile(abs, "utf8"), targets: instructionTargets(file) };
       } catch (e) {
         throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
       }
     }),
   );
-  return joinInstructions(texts);
 }
 
 /**

@@ -12,7 +12,7 @@ import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { envRefs } from "./env.js";
 import { statError } from "./fs-errors.js";
 import { type Paths, resolveHomePath } from "./load.js";
-import type { KanonConfig } from "./model.js";
+import { instructionPath, instructionTargets, type KanonConfig } from "./model.js";
 
 export interface Validation {
   errors: string[];
@@ -36,7 +36,10 @@ export async function validateConfig(
 
   if (config.version !== 1) errors.push(`unsupported version ${config.version}`);
 
-  for (const rel of config.instructions.files) {
+  for (const file of config.instructions.files) {
+    const rel = instructionPath(file);
+    for (const t of badTargets(instructionTargets(file)))
+      errors.push(`instruction "${rel}" has unsupported target "${t}"`);
     if (!rel.trim()) {
       errors.push("instruction path cannot be empty");
       continue;
