@@ -116,6 +116,12 @@ export const codexManifest: AgentManifest = {
     format: "toml",
     key: "mcp_servers",
   },
+  import: {
+    // Codex still reads its legacy skill folder.
+    skillRoots: [{ user: ".codex/skills", project: ".codex/skills" }],
+    mcpFile: { label: "config", secretPath: "config" },
+    hookFile: { label: "hooks", secretPath: "hooks" },
+  },
   hooks: {
     verified: VERIFIED,
     file: { user: ".codex/hooks.json", project: ".codex/hooks.json" },

@@ -2,6 +2,7 @@
 import type { Agent } from "../../core/manifest.js";
 import { ENV_REF } from "../../source/env.js";
 import type { McpServer } from "../../source/model.js";
+import { opencodeImport } from "./import.js";
 import { opencodeManifest } from "./manifest.js";
 import { renderOpenCodePlugin } from "./plugin.js";
 
@@ -35,6 +36,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const opencode: Agent = {
   manifest: opencodeManifest,
   mcpServer,
+  ...opencodeImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     return {

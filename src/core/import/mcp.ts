@@ -1,0 +1,64 @@
+/**
+ * MCP servers found in several agents' files become one neutral server when one server renders
+ * back to what each of those agents has; otherwise the later agent's differing server is kept under
+ * its own name, so nothing found is lost (reference §5.8.4, made exact).
+ */
+import { deepEqual } from "../../formats/values.js";
+import type { McpServer } from "../../source/model.js";
+import type { Agent } from "../manifest.js";
+
+export interface FoundServer {
+  agent: Agent;
+  name: string;
+  server: McpServer;
+}
+
+/** `a` with what only `b` has added: `a`'s fields and map entries win. */
+function fill(a: McpServer, b: McpServer): McpServer {
+  const out: Record<string, unknown> = { ...b, ...a };
+  for (const key of ["env", "headers", "env_headers", "tools"] as const) {
+    if (a[key] && b[key]) out[key] = { ...b[key], ...a[key] };
+  }
+  return out as McpServer;
+}
+
+export function importServers(
+  found: readonly FoundServer[],
+  allAgents: readonly string[],
+): { servers: Record<string, McpServer>; warnings: string[] } {
+  const warnings: string[] = [];
+  const entries = new Map<string, { server: McpServer; from: Map<Agent, McpServer> }>();
+  for (const f of found) {
+    const existing = entries.get(f.name);
+    if (!existing) {
+      entries.set(f.name, { server: f.server, from: new Map([[f.agent, f.server]]) });
+      continue;
+    }
+    const from = new Map(existing.from).set(f.agent, f.server);
+    const renders = (s: McpServer) =>
+      [...from].every(([agent, read]) => deepEqual(agent.mcpServer(s), agent.mcpServer(read)));
+    const merged = [
+      existing.server,
+      fill(existing.server, f.server),
+      f.server,
+      fill(f.server, existing.server),
+    ].find(renders);
+    if (merged) {
+      entries.set(f.name, { server: merged, from });
+      continue;
+    }
+    let name = `${f.agent.manifest.id}-${f.name}`;
+    for (let i = 2; entries.has(name); i++) name = `${f.agent.manifest.id}-${f.name}-${i}`;
+    const others = [...existing.from.keys()].map((a) => a.manifest.id).join(", ");
+    warnings.push(
+      `mcp server ${JSON.stringify(f.name)} of ${f.agent.manifest.id} differs from the one of ${others}; imported as ${JSON.stringify(name)}`,
+    );
+    entries.set(name, { server: f.server, from: new Map([[f.agent, f.server]]) });
+  }
+  const servers: Record<string, McpServer> = {};
+  for (const [name, { server, from }] of entries) {
+    const targets = allAgents.filter((a) => [...from.keys()].some((agent) => agent.manifest.id === a));
+    servers[name] = targets.length === allAgents.length ? server : { ...server, targets };
+  }
+  return { servers, warnings };
+}
