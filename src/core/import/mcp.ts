@@ -22,6 +22,22 @@ function fill(a: McpServer, b: McpServer): McpServer {
   return out as McpServer;
 }
 
+/**
+ * `a` plus each field only `b` has, one at a time, as long as the agents `a` came from still get
+ * exactly what they have (OpenCode's `enabled` joins a server Codex read; its env headers do not).
+ */
+function fillWhileSame(a: McpServer, b: McpServer, from: Map<Agent, McpServer>): McpServer {
+  let out: Record<string, unknown> = { ...a };
+  const same = (s: McpServer) =>
+    [...from].every(([agent, read]) => deepEqual(agent.mcpServer(s), agent.mcpServer(read)));
+  for (const [key, value] of Object.entries(b)) {
+    if (out[key] !== undefined) continue;
+    const next = { ...out, [key]: value };
+    if (same(next as McpServer)) out = next;
+  }
+  return out as McpServer;
+}
+
 export function importServers(
   found: readonly FoundServer[],
   allAgents: readonly string[],
@@ -39,6 +55,7 @@ export function importServers(
       [...from].every(([agent, read]) => deepEqual(agent.mcpServer(s), agent.mcpServer(read)));
     const merged = [
       existing.server,
+      fillWhileSame(existing.server, f.server, existing.from),
       fill(existing.server, f.server),
       f.server,
       fill(f.server, existing.server),
