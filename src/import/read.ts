@@ -7,6 +7,7 @@ import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
+import { AGENTS } from "../agents/index.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
 import { secretWarnings } from "../core/import/secrets.js";
@@ -231,7 +232,7 @@ function importInstructions(
 }
 
 function notFound(o: ImportOptions, policy: string, at: (p: ScopedPath) => string | null): KanonError {
-  const agent = o.agents.find((a) => a.manifest.id === policy);
+  const agent = AGENTS.find((a) => a.manifest.id === policy);
   const file = agent ? basename(at(agent.manifest.instructions) ?? "") : "instructions";
   const who = agent?.manifest.displayName ?? policy;
   return new KanonError(

@@ -179,7 +179,10 @@ export function mergeConfigYaml(m: MergeInput): MergeResult {
       collection(["mcp", "servers"], {});
       doc.setIn(["mcp", "servers", name], node(plain));
       changes.push(`added mcp server ${JSON.stringify(name)}`);
-    } else if (!deepEqual(plainServer(ours), plain)) {
+    } else if (
+      !deepEqual({ ...plainServer(ours), targets: undefined }, { ...plain, targets: undefined }) ||
+      !covers(ours.targets, s.targets)
+    ) {
       conflicts.push(differs(`mcp server ${JSON.stringify(name)}`, plainServer(ours), plain));
       if (m.force) {
         doc.setIn(["mcp", "servers", name], node(plain));
@@ -188,10 +191,10 @@ export function mergeConfigYaml(m: MergeInput): MergeResult {
     }
   }
 
-  // Hooks: an equal hook under any name is already there.
-  const withoutName = (h: HookEntry) => ({ ...plainHook(h), name: undefined });
+  // Hooks: an equal hook under any name, for at least the same agents, is already there.
+  const bare = (h: HookEntry) => ({ ...plainHook(h), name: undefined, targets: undefined });
   for (const h of m.imported.hooks) {
-    if (m.existing.hooks.some((e) => deepEqual(withoutName(e), withoutName(h)))) continue;
+    if (m.existing.hooks.some((e) => deepEqual(bare(e), bare(h)) && covers(e.targets, h.targets))) continue;
     const i = m.existing.hooks.findIndex((e) => e.name === h.name);
     const plain = plainHook(h);
     if (i < 0) {
@@ -207,6 +210,12 @@ export function mergeConfigYaml(m: MergeInput): MergeResult {
     }
   }
   return { text: changes.length > 0 ? doc.toString(inferOptions(m.text)) : m.text, changes, conflicts };
+}
+
+/** Whether an entry for `ours` agents already renders for every agent in `theirs`. */
+function covers(ours: string[] | undefined, theirs: string[] | undefined): boolean {
+  const all = (t: string[] | undefined) => !t || t.length === 0 || t.includes("all");
+  return all(ours) || (!all(theirs) && theirs!.every((a) => ours!.includes(a)));
 }
 
 /** Serialisation options that match the existing text's indentation and sequence style. */
