@@ -231,7 +231,7 @@ export function splitCommandLine(s: string): string[] | null {
     }
     words.push(word);
     if (i === s.length) break;
-    if (s[i] !== " ") return null;
+    if (s[i] !== " " || i === s.length - 1) return null;
     i++;
   }
   return words.length > 0 ? words : null;
