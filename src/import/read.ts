@@ -209,12 +209,12 @@ function importInstructions(
   const all = found.map((f) => f.agent);
   const policy = o.instructionPolicy;
   if (texts.length === 0) {
-    if (o.allAgents.includes(policy)) throw notFound(o, policy, at);
+    if (o.allAgents.includes(policy)) throw notFound(policy, at);
     return [];
   }
   if (o.allAgents.includes(policy)) {
     const f = found.find((x) => x.agent.manifest.id === policy);
-    if (!f) throw notFound(o, policy, at);
+    if (!f) throw notFound(policy, at);
     return [write("instructions/imported.md", f.text, o.agents)];
   }
   if (policy === "merge") return [write("instructions/imported.md", texts.join("\n\n"), all)];
@@ -231,7 +231,7 @@ function importInstructions(
   );
 }
 
-function notFound(o: ImportOptions, policy: string, at: (p: ScopedPath) => string | null): KanonError {
+function notFound(policy: string, at: (p: ScopedPath) => string | null): KanonError {
   const agent = AGENTS.find((a) => a.manifest.id === policy);
   const file = agent ? basename(at(agent.manifest.instructions) ?? "") : "instructions";
   const who = agent?.manifest.displayName ?? policy;
