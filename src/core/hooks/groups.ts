@@ -68,6 +68,10 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
         left("item ", "matcher is not a string");
         continue;
       }
+      if (item.hooks.length > 1)
+        out.warnings.push(
+          `${agent} hook event ${JSON.stringify(event)} has ${item.hooks.length} handlers in one group; kanon writes each as its own group`,
+        );
       for (const handler of item.hooks) {
         if (!isPlainObject(handler)) {
           left("handler ", "it is not an object");
