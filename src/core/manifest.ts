@@ -170,6 +170,8 @@ export interface HookRead {
   /** Order that the agent keeps: within one event (Claude-shaped groups) or across the whole file. */
   order: "event" | "file";
   warnings: string[];
+  /** The parsed file, for the secret scan (absent for files that are code, like the plugin). */
+  document?: unknown;
 }
 
 /** One native MCP entry read back: the neutral server, or null when it has none (see warnings). */
@@ -217,7 +219,7 @@ export interface Agent {
   /** Import: warnings for a top-level MCP-file key other than `manifest.mcp.key`; null for the default. */
   readOtherMcpKey?(key: string, value: unknown): string[] | null;
   /** Import: the hooks in the agent's hook file. Throws on text it cannot parse. */
-  readHooks?(text: string, path: string): HookRead;
+  readHooks?(text: string): HookRead;
   /** Import: hook files beside `hookPath` that import cannot read (a user's own OpenCode plugins). */
   unreadableHookFiles?(hookPath: string): string[];
   /** Read-only check of the agent's own state for gated hooks (never writes it). */

@@ -83,9 +83,9 @@ export async function importMachine(o: ImportOptions): Promise<Imported> {
     const text = readText(hookPath, warnings);
     if (text === null) continue;
     try {
-      const read = agent.readHooks(text, hookPath);
-      if (m.import.hookFile && m.hooks.file[o.scope.kind]?.endsWith(".json"))
-        warnings.push(...secretWarnings(JSON.parse(text), `${m.id}.${m.import.hookFile.secretPath}`));
+      const read = agent.readHooks(text);
+      if (m.import.hookFile && read.document !== undefined)
+        warnings.push(...secretWarnings(read.document, `${m.id}.${m.import.hookFile.secretPath}`));
       warnings.push(...read.warnings);
       hooks.push({ manifest: m, read });
     } catch (e) {

@@ -46,7 +46,8 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   }
   if (existsSync(paths.config) && !opts.force)
     throw new KanonError(`${paths.config} already exists; re-run import with --force to replace it`);
-  writeHome([...imported.files.map((f) => homeChange(paths.home, f)), textChange(paths.config, yaml)]);
+  // All files at once or none: the same staged writes as apply.
+  applyChanges([...imported.files.map((f) => homeChange(paths.home, f)), textChange(paths.config, yaml)]);
   out(io, `Wrote imported config to ${paths.config}\n`);
 }
 
@@ -120,7 +121,7 @@ async function mergeCommand(
     out(io, "Nothing to import: the Kanon home already has everything found.\n");
     return;
   }
-  writeHome([
+  applyChanges([
     ...files.map((f) => homeChange(paths.home, f)),
     ...(merged.text !== readFileSync(paths.config, "utf8") ? [textChange(paths.config, merged.text)] : []),
   ]);
@@ -147,9 +148,4 @@ function change(path: string, content: Uint8Array, mode: number): Change {
     mode,
     beforeMode: null,
   };
-}
-
-/** All files at once or none: the same staged writes as apply. */
-function writeHome(changes: Change[]): void {
-  applyChanges(changes);
 }

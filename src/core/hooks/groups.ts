@@ -29,7 +29,7 @@ export function hookGroups(hooks: NativeHook[]): Record<string, unknown[]> {
 export function readHookGroups(manifest: AgentManifest, text: string, label: string): HookRead {
   const agent = manifest.id;
   const doc: unknown = JSON.parse(text.replace(/^\uFEFF/, "") || "{}");
-  const out: HookRead = { hooks: [], named: false, order: "event", warnings: [] };
+  const out: HookRead = { hooks: [], named: false, order: "event", warnings: [], document: doc };
   if (!isPlainObject(doc)) throw new Error("top level is not an object");
   for (const key of Object.keys(doc)) {
     if (key !== "hooks")
