@@ -438,6 +438,7 @@ describe("hooks through the manifests", () => {
       'warning: left claude hook event "Stop" raw because it is not a list',
       'warning: left claude hook event "PreToolUse" item raw because it is not an object',
       'warning: left claude hook event "PreToolUse" item raw because hooks is not a list',
+      'warning: claude hook event "PreToolUse" has 3 handlers in one group; kanon writes each as its own group',
       'warning: left claude hook event "PreToolUse" handler raw because it is not an object',
       'warning: left claude hook event "PreToolUse" handler raw because command is not a string',
       'warning: skipped unsupported claude hook "PreToolUse" field "url"',
