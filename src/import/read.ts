@@ -11,14 +11,15 @@ import { AGENTS } from "../agents/index.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
 import { secretWarnings } from "../core/import/secrets.js";
-import type { Agent, ScopedPath } from "../core/manifest.js";
 import { destination } from "../core/render.js";
-import { KanonError, type Scope } from "../core/types.js";
 import { isPlainObject } from "../formats/values.js";
+import type { InstructionFile, KanonConfig, SkillEntry } from "../model/config.js";
+import type { Agent, ScopedPath } from "../model/manifest.js";
+import type { TreeFile } from "../model/source.js";
+import { compareBytes, trimSpace } from "../model/text.js";
+import { KanonError, type Scope } from "../model/types.js";
 import { hashSkillFiles } from "../providers/hash.js";
-import type { InstructionFile, KanonConfig, SkillEntry } from "../source/model.js";
-import { trimSpace } from "../source/source.js";
-import { compareBytes, readTree, type TreeFile } from "../source/tree.js";
+import { readTree } from "../providers/tree.js";
 
 export const INSTRUCTION_POLICIES = ["auto", "merge", "per-agent", "skip"] as const;
 

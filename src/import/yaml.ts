@@ -13,10 +13,10 @@ import {
   type ToStringOptions,
   visit,
 } from "yaml";
-import { KanonError } from "../core/types.js";
 import { deepEqual } from "../formats/values.js";
-import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../source/model.js";
-import { instructionPath } from "../source/model.js";
+import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
+import { instructionPath } from "../model/config.js";
+import { KanonError } from "../model/types.js";
 
 const SKILL_FIELDS = ["name", "path", "git", "include", "exclude", "targets", "enabled"] as const;
 const SERVER_FIELDS = [

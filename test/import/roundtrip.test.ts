@@ -10,13 +10,13 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { AGENT_IDS, AGENTS } from "../../src/agents/index.js";
 import { renderAll } from "../../src/core/render.js";
-import { KanonError, type Scope, type TargetFile } from "../../src/core/types.js";
 import { applyChanges } from "../../src/destination/apply.js";
 import { planChanges } from "../../src/destination/plan.js";
 import { importMachine } from "../../src/import/read.js";
 import { configYaml } from "../../src/import/yaml.js";
+import type { HookEntry, KanonConfig, McpServer } from "../../src/model/config.js";
+import { KanonError, type Scope, type TargetFile } from "../../src/model/types.js";
 import { loadConfig, resolvePaths } from "../../src/source/load.js";
-import type { HookEntry, KanonConfig, McpServer } from "../../src/source/model.js";
 import { loadSource } from "../../src/source/source.js";
 import { validateConfig } from "../../src/source/validate.js";
 

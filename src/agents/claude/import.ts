@@ -1,7 +1,7 @@
 /** Claude's .claude.json/.mcp.json servers and settings.json hooks read back (kanon import). */
 import { readHookGroups } from "../../core/hooks/groups.js";
 import { readMcpShape } from "../../core/import/mcp-entry.js";
-import type { Agent } from "../../core/manifest.js";
+import type { Agent } from "../../model/manifest.js";
 import { claudeManifest } from "./manifest.js";
 
 export const claudeImport: Pick<Agent, "readMcpServer" | "readHooks"> = {

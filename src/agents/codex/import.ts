@@ -1,8 +1,8 @@
 /** Codex config.toml and hooks.json read back into the neutral form (kanon import). */
 import { readHookGroups } from "../../core/hooks/groups.js";
 import { readMcpShape } from "../../core/import/mcp-entry.js";
-import type { Agent } from "../../core/manifest.js";
 import { isPlainObject } from "../../formats/values.js";
+import type { Agent } from "../../model/manifest.js";
 import { codexManifest } from "./manifest.js";
 
 export const codexImport: Pick<Agent, "readMcpServer" | "readOtherMcpKey" | "readHooks"> = {

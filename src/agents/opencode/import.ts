@@ -1,11 +1,10 @@
 /** OpenCode's opencode.json(c) servers and kanon's own kanon-hooks.js read back (kanon import). */
 import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { NativeHook } from "../../core/hooks/support.js";
 import { isStringList, isStringMap, leftRaw, skippedField } from "../../core/import/mcp-entry.js";
-import type { Agent, HookRead } from "../../core/manifest.js";
 import { isPlainObject } from "../../formats/values.js";
-import type { McpServer } from "../../source/model.js";
+import type { McpServer } from "../../model/config.js";
+import type { Agent, HookRead, NativeHook } from "../../model/manifest.js";
 import { opencodeHooks } from "./hooks.js";
 import { readOpenCodePlugin } from "./plugin.js";
 

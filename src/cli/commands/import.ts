@@ -3,15 +3,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_IDS, selectAgents } from "../../agents/index.js";
 import type { HookNames } from "../../core/import/hooks.js";
-import { KanonError } from "../../core/types.js";
 import { applyChanges } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
 import { type HomeFile, type Imported, importMachine } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
+import { type InstructionFile, instructionPath } from "../../model/config.js";
+import { KanonError } from "../../model/types.js";
 import { hashSkillFiles } from "../../providers/hash.js";
+import { readTree } from "../../providers/tree.js";
 import { loadConfig } from "../../source/load.js";
-import { type InstructionFile, instructionPath } from "../../source/model.js";
-import { readTree } from "../../source/tree.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { pathsOf, scopeOf } from "../pipeline.js";
 

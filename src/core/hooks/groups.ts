@@ -4,8 +4,7 @@
  * with the same event and matcher are not coalesced (byte-compatible with the Go original).
  */
 import { isPlainObject } from "../../formats/values.js";
-import type { AgentManifest, HookRead, HookTimeouts } from "../manifest.js";
-import type { NativeHook } from "./support.js";
+import type { AgentManifest, HookRead, HookTimeouts, NativeHook } from "../../model/manifest.js";
 
 export function hookGroups(hooks: NativeHook[]): Record<string, unknown[]> {
   const events: Record<string, unknown[]> = {};

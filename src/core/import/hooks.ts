@@ -5,12 +5,12 @@
  * found, so import stays the inverse of render; the same hook found in several agents becomes one
  * hook whose targets lists them, without changing the order any agent runs its hooks in.
  */
-import type { HookEntry } from "../../source/model.js";
-import { commandLine } from "./../hooks/quote.js";
-import { decideHook, type NativeHook } from "./../hooks/support.js";
-import { NEUTRAL_TOOLS, neutralEvent } from "./../hooks/vocabulary.js";
-import type { AgentManifest, HookRead } from "../manifest.js";
-import type { Scope } from "../types.js";
+import type { HookEntry } from "../../model/config.js";
+import type { AgentManifest, HookRead, NativeHook } from "../../model/manifest.js";
+import type { Scope } from "../../model/types.js";
+import { commandLine } from "../hooks/quote.js";
+import { decideHook } from "../hooks/support.js";
+import { NEUTRAL_TOOLS, neutralEvent } from "../hooks/vocabulary.js";
 
 export interface FoundHooks {
   manifest: AgentManifest;

@@ -3,8 +3,8 @@
  * into a neutral server (reference §5.8.4). Each agent's folder says which of the variations it uses.
  */
 import { isPlainObject } from "../../formats/values.js";
-import type { McpServer, McpTool } from "../../source/model.js";
-import type { McpRead } from "../manifest.js";
+import type { McpServer, McpTool } from "../../model/config.js";
+import type { McpRead } from "../../model/manifest.js";
 
 export interface McpShape {
   /** A header whose value is exactly `${NAME}` means env_headers NAME (Claude has no env headers). */

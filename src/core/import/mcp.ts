@@ -4,8 +4,8 @@
  * its own name, so nothing found is lost (reference §5.8.4, made exact).
  */
 import { deepEqual } from "../../formats/values.js";
-import type { McpServer } from "../../source/model.js";
-import type { Agent } from "../manifest.js";
+import type { McpServer } from "../../model/config.js";
+import type { Agent } from "../../model/manifest.js";
 
 export interface FoundServer {
   agent: Agent;
