@@ -507,6 +507,13 @@ describe("bad input", () => {
   });
 });
 
+it("--merge needs an existing kanon.yaml", () => {
+  expect(k("import", "--merge")).toMatchObject({
+    status: 1,
+    stderr: `${join(kh, "kanon.yaml")} does not exist; --merge adds to an existing home (use --write to create one)\n`,
+  });
+});
+
 describe("import --merge", () => {
   const HOME_YAML = `# my Kanon home
 version: 1

@@ -11,7 +11,7 @@ import { type InstructionFile, instructionPath } from "../../model/config.js";
 import { KanonError } from "../../model/types.js";
 import { hashSkillFiles } from "../../providers/hash.js";
 import { readTree } from "../../providers/tree.js";
-import { loadConfig } from "../../source/load.js";
+import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { pathsOf, scopeOf } from "../pipeline.js";
 
@@ -58,7 +58,13 @@ async function mergeCommand(
   opts: ImportFlags,
   io: Io,
 ): Promise<void> {
-  const loaded = await loadConfig(paths, AGENT_IDS);
+  const loaded = await loadConfig(paths, AGENT_IDS).catch((e) => {
+    if (e instanceof ConfigMissingError)
+      throw new KanonError(
+        `${paths.config} does not exist; --merge adds to an existing home (use --write to create one)`,
+      );
+    throw e;
+  });
   warn(io, loaded.warnings);
   const existing = loaded.config;
   const force = !!opts.force;
