@@ -92,6 +92,15 @@ describe("import on a machine kanon applied and the user edited", () => {
     expect(statSync(join(kh, "skills/review/SKILL.md")).isFile()).toBe(true);
   });
 
+  it("project scope: --project reads the project's files; diff --project then says No changes.", () => {
+    const example = join(s.work, "example");
+    const project = join(s.work, "project");
+    expect(s.run(["--home", example, "--project", project, "apply", "--yes"]).status).toBe(0);
+    expect(k("--project", project, "import", "--write").status).toBe(0);
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("  - name: guard-rm\n");
+    expect(k("--project", project, "diff").stdout).toBe("No changes.\n");
+  });
+
   it("the preview prints the would-be kanon.yaml and writes nothing", () => {
     const r = k("import");
     expect(r.status).toBe(0);
