@@ -122,8 +122,22 @@ export interface MergeInput {
   imported: KanonConfig;
   /** Instruction files the import would add (already checked against the home). */
   instructions: InstructionFile[];
-  /** Names of imported skills whose files the home already has, equal or not (conflicts decided by the caller). */
+  /** Each imported skill and whether the home's skills/<name>/ is missing, the same or different. */
+  skills: SkillMerge[];
   force: boolean;
+}
+
+export interface SkillMerge {
+  name: string;
+  /** undefined: every agent. */
+  targets: string[] | undefined;
+  home: "missing" | "same" | "differs";
+}
+
+/** The agents of both lists (undefined, empty or `all` is every agent). */
+function unionTargets(a: string[] | undefined, b: string[] | undefined): string[] | undefined {
+  const all = (t: string[] | undefined) => !t || t.length === 0 || t.includes("all");
+  return all(a) || all(b) ? undefined : [...new Set([...a!, ...b!])];
 }
 
 /** Adds what is new to the existing kanon.yaml document, reports what differs; --force replaces it. */
@@ -157,19 +171,36 @@ export function mergeConfigYaml(m: MergeInput): MergeResult {
     changes.push(`added instruction file ${instructionPath(f)}`);
   }
 
-  // Skill entries (files are the caller's).
-  m.imported.skills.forEach((s) => {
-    const i = m.existing.skills.findIndex((e) => !e.git && e.name === s.name);
-    const plain = plainSkill(s);
-    if (i < 0) {
+  // Skills: new ones are added; the same files for more agents widen the targets (as the Go import
+  // plan does); different files are a conflict (the caller reports it and writes the files on --force).
+  for (const sk of m.skills) {
+    const i = m.existing.skills.findIndex((e) => !e.git && e.name === sk.name);
+    const ours = i < 0 ? undefined : m.existing.skills[i]!;
+    // A home folder without an entry renders for every agent.
+    const oursTargets = ours ? ours.targets : sk.home === "missing" ? [] : undefined;
+    const targets =
+      sk.home === "same"
+        ? unionTargets(oursTargets, sk.targets)
+        : sk.home === "missing"
+          ? sk.targets
+          : sk.targets;
+    if (sk.home === "differs" && !m.force) continue;
+    if (deepEqual(targets ?? null, oursTargets ?? null) && (ours || !targets)) continue;
+    if (!ours) {
+      if (!targets) continue;
       collection(["skills"], []);
-      doc.addIn(["skills"], node(plain));
-      changes.push(`added skill entry ${JSON.stringify(s.name)}`);
-    } else if (!deepEqual(plainSkill(m.existing.skills[i]!), plain)) {
-      conflicts.push(differs(`skill ${JSON.stringify(s.name)}`, plainSkill(m.existing.skills[i]!), plain));
-      if (m.force) doc.setIn(["skills", i], node(plain));
+      doc.addIn(["skills"], node(plainSkill({ name: sk.name, targets })));
+      changes.push(`added skill entry ${JSON.stringify(sk.name)}`);
+    } else if (targets) {
+      const list = doc.createNode(targets);
+      list.flow = true;
+      doc.setIn(["skills", i, "targets"], list);
+      changes.push(`set skill ${JSON.stringify(sk.name)} targets to ${targets.join(", ")}`);
+    } else {
+      doc.deleteIn(["skills", i, "targets"]);
+      changes.push(`skill ${JSON.stringify(sk.name)} now renders for every agent`);
     }
-  });
+  }
 
   // MCP servers.
   for (const [name, s] of Object.entries(m.imported.mcp.servers)) {

@@ -606,3 +606,34 @@ hooks:
     );
   });
 });
+
+describe("import --merge of skills", () => {
+  it("skills: new ones added, the same files for more agents widen targets, different files conflict", () => {
+    mkdirSync(kh);
+    writeFileSync(join(kh, "kanon.yaml"), "version: 1\nskills:\n  - name: review\n    targets: [codex]\n");
+    for (const [rel, text] of Object.entries({
+      "skills/review/SKILL.md": "review\n",
+      "skills/lint/SKILL.md": "lint, home version\n",
+    })) {
+      mkdirSync(dirname(join(kh, rel)), { recursive: true });
+      writeFileSync(join(kh, rel), text);
+    }
+    machine({
+      ".claude/skills/review/SKILL.md": "review\n",
+      ".claude/skills/lint/SKILL.md": "lint, this machine\n",
+      ".claude/skills/commit/SKILL.md": "commit\n",
+    });
+    const r = s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write"]);
+    expect(r.stderr).toBe(
+      `conflict: skill "lint" differs from skills/lint/ in the Kanon home; kept the home's (--force replaces it)\n`,
+    );
+    expect(r.stdout).toBe(
+      `added skill entry "commit"\nset skill "review" targets to codex, claude\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+    );
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+      "version: 1\nskills:\n  - name: review\n    targets: [codex, claude]\n  - name: commit\n    targets: [claude]\n",
+    );
+    expect(readFileSync(join(kh, "skills/lint/SKILL.md"), "utf8")).toBe("lint, home version\n");
+    expect(readFileSync(join(kh, "skills/commit/SKILL.md"), "utf8")).toBe("commit\n");
+  });
+});

@@ -6,7 +6,7 @@ import type { HookNames } from "../../core/import/hooks.js";
 import { applyChanges } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
 import { type HomeFile, type Imported, importMachine } from "../../import/read.js";
-import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
+import { configYaml, mergeConfigYaml, type SkillMerge } from "../../import/yaml.js";
 import { type InstructionFile, instructionPath } from "../../model/config.js";
 import { KanonError } from "../../model/types.js";
 import { hashSkillFiles } from "../../providers/hash.js";
@@ -77,15 +77,20 @@ async function mergeCommand(
     const name = f.rel.split("/")[1]!;
     bySkill.set(name, [...(bySkill.get(name) ?? []), f]);
   }
+  const skills: SkillMerge[] = [];
   for (const [name, skillFiles] of bySkill) {
+    const targets = imported.config.skills.find((e) => e.name === name)?.targets;
     const dir = join(paths.home, "skills", name);
     if (!existsSync(dir)) {
       files.push(...skillFiles);
+      skills.push({ name, targets, home: "missing" });
       continue;
     }
     const ours = await readTree(dir, { followFileSymlinks: true });
     const theirs = skillFiles.map((f) => ({ ...f, rel: f.rel.slice(`skills/${name}/`.length) }));
-    if (hashSkillFiles(ours) === hashSkillFiles(theirs)) continue;
+    const same = hashSkillFiles(ours) === hashSkillFiles(theirs);
+    skills.push({ name, targets, home: same ? "same" : "differs" });
+    if (same) continue;
     conflicts.push(
       `skill ${JSON.stringify(name)} differs from skills/${name}/ in the Kanon home${force ? "; replaced by the imported one" : "; kept the home's (--force replaces it)"}`,
     );
@@ -116,6 +121,7 @@ async function mergeCommand(
     existing,
     imported: imported.config,
     instructions,
+    skills,
     force,
   });
   for (const c of [...conflicts, ...merged.conflicts]) io.stderr.write(`conflict: ${c}\n`);
