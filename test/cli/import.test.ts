@@ -637,3 +637,26 @@ describe("import --merge of skills", () => {
     expect(readFileSync(join(kh, "skills/commit/SKILL.md"), "utf8")).toBe("commit\n");
   });
 });
+
+describe("instruction files with targets", () => {
+  it("render for their agents only; a plain path is every agent's; targets are validated", () => {
+    mkdirSync(join(kh, "instructions"), { recursive: true });
+    writeFileSync(join(kh, "instructions/all.md"), "All\n");
+    writeFileSync(join(kh, "instructions/claude.md"), "Claude only\n");
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "version: 1\ninstructions:\n  files:\n    - instructions/all.md\n    - path: instructions/claude.md\n      targets: [claude]\n",
+    );
+    const r = k("render");
+    expect(r.stdout).toContain(`==> [claude] ${join(s.home, ".claude/CLAUDE.md")}\nAll\n\nClaude only\n`);
+    expect(r.stdout).toContain(`==> [codex] ${join(s.home, ".codex/AGENTS.md")}\nAll\n\n`);
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "version: 1\ninstructions:\n  files:\n    - path: instructions/claude.md\n      targets: [vim]\n",
+    );
+    expect(k("validate")).toMatchObject({
+      status: 1,
+      stderr: 'instruction "instructions/claude.md" has unsupported target "vim"\n',
+    });
+  });
+});
