@@ -4,6 +4,7 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { decodeBytes } from "../formats/utf8.js";
 import { instructionPath, instructionTargets, type KanonConfig } from "../model/config.js";
 import { statError } from "../model/fs-errors.js";
 import type { InstructionText, LocalSkill, Paths, ProviderSkills, Source } from "../model/source.js";
@@ -57,7 +58,7 @@ async function loadInstructions(config: KanonConfig, paths: Paths): Promise<Inst
       const rel = instructionPath(file);
       const abs = resolveHomePath(rel, paths.home, paths.userHome);
       try {
-        return { text: await readFile(abs, "utf8"), targets: instructionTargets(file) };
+        return { text: decodeBytes(await readFile(abs)), targets: instructionTargets(file) };
       } catch (e) {
         throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
       }
