@@ -240,7 +240,8 @@ function expectation(s: Schema): string {
     case "array":
       return "a list";
     case "stringOr":
-      return "a string or a mapping";
+      // The plain form is the usual one; the mapping form is for agent-specific files.
+      return "a string";
     default:
       return "a mapping";
   }

@@ -51,8 +51,11 @@ export async function validateConfig(
   config.instructions.files.forEach((file, i) => {
     const rel = instructionPath(file);
     const where = at("instructions", "files", i);
-    for (const t of badTargets(instructionTargets(file)))
-      errors.push(`${where}instruction "${rel}" has unsupported target "${t}"`);
+    const targets = instructionTargets(file);
+    for (const t of badTargets(targets))
+      errors.push(
+        `${at("instructions", "files", i, "targets", t)}instruction "${rel}" has unsupported target "${targets![t]}"`,
+      );
     if (!rel.trim()) {
       errors.push(`${where}instruction path cannot be empty`);
       return;

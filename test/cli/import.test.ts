@@ -656,7 +656,7 @@ describe("instruction files with targets", () => {
     );
     expect(k("validate")).toMatchObject({
       status: 1,
-      stderr: 'instruction "instructions/claude.md" has unsupported target "vim"\n',
+      stderr: 'kanon.yaml:5:17: instruction "instructions/claude.md" has unsupported target "vim"\n',
     });
   });
 });
