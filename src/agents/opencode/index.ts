@@ -4,7 +4,7 @@ import { ENV_REF } from "../../model/env.js";
 import type { Agent } from "../../model/manifest.js";
 import { opencodeImport } from "./import.js";
 import { opencodeManifest } from "./manifest.js";
-import { renderOpenCodePlugin } from "./plugin.js";
+import { pluginRuntimeLines, renderOpenCodePlugin } from "./plugin.js";
 
 /** OpenCode substitutes `{env:NAME}` (it has no default syntax, so `${NAME:-x}` loses its default). */
 const toOpenCodeEnv = (value: string) => value.replace(ENV_REF, (_m, name: string) => `{env:${name}}`);
@@ -39,23 +39,22 @@ export const opencode: Agent = {
   ...opencodeImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
-    return {
-      content: renderOpenCodePlugin(
-        hooks.map((h) => ({
-          name: h.name,
-          event: h.neutralEvent,
-          matcher:
-            h.matcher.kind === "all"
-              ? null
-              : h.matcher.kind === "names"
-                ? { names: h.matcher.names }
-                : { regex: h.matcher.source },
-          command: h.command ?? "",
-          ...(h.args ? { args: h.args } : {}),
-          ...(h.timeout ? { timeout: h.timeout } : {}),
-          ...(h.async ? { async: true } : {}),
-        })),
-      ),
-    };
+    const content = renderOpenCodePlugin(
+      hooks.map((h) => ({
+        name: h.name,
+        event: h.neutralEvent,
+        matcher:
+          h.matcher.kind === "all"
+            ? null
+            : h.matcher.kind === "names"
+              ? { names: h.matcher.names }
+              : { regex: h.matcher.source },
+        command: h.command ?? "",
+        ...(h.args ? { args: h.args } : {}),
+        ...(h.timeout ? { timeout: h.timeout } : {}),
+        ...(h.async ? { async: true } : {}),
+      })),
+    );
+    return { content, elided: pluginRuntimeLines(content) };
   },
 };

@@ -5,6 +5,7 @@
  * `kanon render` and `kanon diff` show exactly what OpenCode will run.
  */
 import { type ParseError, parse } from "jsonc-parser";
+import type { ElidedLines } from "../../model/types.js";
 import { opencodeHooks } from "./hooks.js";
 import { PLUGIN_RUNTIME } from "./plugin-runtime-text.js";
 
@@ -107,4 +108,25 @@ export function readOpenCodePlugin(text: string): unknown[] | null {
     disallowComments: true,
   });
   return errors.length === 0 && Array.isArray(table) ? table : null;
+}
+
+const lineCount = (text: string) => text.split("\n").length - 1;
+
+/**
+ * The runtime's lines in a rendered plugin: the same in every home, so the diff of a new plugin
+ * shows the header and the hook table and summarises the runtime before and after it.
+ */
+export function pluginRuntimeLines(content: string): ElidedLines[] {
+  const begin = content.indexOf(BEGIN);
+  const end = content.indexOf(END);
+  if (begin < 0 || end < 0) return [];
+  const header = lineCount(HEADER);
+  const beforeTable = lineCount(content.slice(0, begin));
+  const afterTable = lineCount(content.slice(0, end)) + 1;
+  const total = lineCount(content);
+  const what = (n: number) => `${n} lines of the kanon-hooks runtime (kanon render shows them)`;
+  return [
+    { from: header, to: beforeTable, what: what(beforeTable - header) },
+    { from: afterTable, to: total, what: what(total - afterTable) },
+  ].filter((r) => r.to > r.from);
 }
