@@ -8,6 +8,7 @@ export const LAYERS = [
   "providers",
   "source",
   "destination",
+  "import",
   ["cli", "docs"],
 ];
 

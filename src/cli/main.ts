@@ -46,6 +46,7 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
     schema: lazy(() => import("./commands/schema.js")),
     hooks: lazy(() => import("./commands/hooks.js")),
     lock: lazy(() => import("./commands/lock.js")),
+    import: lazy(() => import("./commands/import.js")),
   };
   // A command returns its exit status when it is not 0 (`--exit-code`); errors throw.
   let status = 0;
@@ -163,6 +164,29 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
       .action(async () => (await commands.schema()).schemaCommand(io)),
     "kanon schema > kanon.schema.json",
   );
+
+  program
+    .command("import")
+    .alias("add")
+    .description("Capture existing agent files into the source state")
+    .option("--write", "write imported config and files into the Kanon home")
+    .option(
+      "--force",
+      "overwrite an existing kanon.yaml during import (with --merge: replace differing entries)",
+    )
+    .option("--merge", "add the imported entries to the existing kanon.yaml, keeping its comments and layout")
+    .option("--secret-policy <policy>", "secret handling during import: keep", "keep")
+    .option(
+      "--instruction-policy <policy>",
+      `instruction handling during import: auto, ${AGENT_IDS.join(", ")}, merge, per-agent, or skip`,
+      "auto",
+    )
+    .option(
+      "--hook-names <style>",
+      "hook names: command (from the command) or go (<agent>-<event>-<i>)",
+      "command",
+    )
+    .action(async (opts) => (await commands.import()).importCommand(flags(), opts, io));
 
   const lock = example(
     program

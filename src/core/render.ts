@@ -8,7 +8,7 @@ import { encodeToml } from "../formats/toml.js";
 import { encodeText } from "../formats/utf8.js";
 import type { Agent, ScopedPath } from "../model/manifest.js";
 import type { Source } from "../model/source.js";
-import { compareBytes } from "../model/text.js";
+import { compareBytes, joinInstructions } from "../model/text.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
@@ -43,8 +43,11 @@ function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): T
   const out: TargetFile[] = [];
 
   const instructionsPath = at(m.instructions);
-  if (source.instructions !== null && instructionsPath) {
-    out.push({ agent: m.id, path: instructionsPath, content: text(source.instructions), mode: 0o644 });
+  const instructions = joinInstructions(
+    source.instructions.filter((i) => targetsAgent(i.targets, m.id)).map((i) => i.text),
+  );
+  if (instructions !== null && instructionsPath) {
+    out.push({ agent: m.id, path: instructionsPath, content: text(instructions), mode: 0o644 });
   }
 
   const skillRoot = at(m.skills.root);

@@ -30,7 +30,7 @@ export interface OwnedEntries {
   merge: MergeSpec;
   /** `entries` merges: entry name → sha256 of the value kanon wrote. */
   names?: Record<string, string>;
-  /** `handlers` merges: the handler keys (see handlerKey) kanon wrote, in file order. */
+  /** `handlers` merges: the handler keys (see handlerKey) kanon wrote, sorted (a set with repeats). */
   handlers?: string[];
   /**
    * `hook-groups` and `tables` merges (Gemini `hooks`, Kimi `[[hooks]]`): the names of the hooks kanon
@@ -91,7 +91,11 @@ export function recordText(record: OwnershipRecord): string {
   const files: Record<string, OwnedFile> = {};
   for (const p of Object.keys(record.files).sort()) files[p] = record.files[p]!;
   const entries: Record<string, OwnedEntries> = {};
-  for (const p of Object.keys(record.entries).sort()) entries[p] = record.entries[p]!;
+  // Handlers sorted: a new file lists them in render order, an edited one in file order.
+  for (const p of Object.keys(record.entries).sort()) {
+    const e = record.entries[p]!;
+    entries[p] = e.handlers ? { ...e, handlers: [...e.handlers].sort() } : e;
+  }
   return `${JSON.stringify({ ...record, files, entries, dirs: [...new Set(record.dirs)].sort() }, null, 1)}\n`;
 }
 

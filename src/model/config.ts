@@ -7,11 +7,22 @@ export interface KanonConfig {
   version: number;
   /** The agents this home renders for; absent: the agents on by default. */
   agents?: string[];
-  instructions: { files: string[] };
+  instructions: { files: InstructionFile[] };
   skills: SkillEntry[];
   mcp: { servers: Record<string, McpServer> };
   hooks: HookEntry[];
   metadata: Record<string, string>;
+}
+
+/** An instruction file: a path (every agent), or a path with the agents whose text it is. */
+export type InstructionFile = string | { path?: string; targets?: string[] };
+
+export function instructionPath(f: InstructionFile): string {
+  return typeof f === "string" ? f : (f.path ?? "");
+}
+
+export function instructionTargets(f: InstructionFile): string[] | undefined {
+  return typeof f === "string" ? undefined : f.targets;
 }
 
 export interface GitSource {

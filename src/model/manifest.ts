@@ -159,6 +159,24 @@ export interface McpCapabilities {
   approvalModes?: string[];
 }
 
+/** How a native file is named in import messages: `skipped unsupported claude json field "x"`. */
+export interface ImportLabel {
+  /** Word in `skipped unsupported <agent> <label> field`. */
+  label: string;
+  /** Root of secret-scan paths after the agent id: `claude.claude_json.mcpServers.x`. */
+  secretPath: string;
+}
+
+/** What `kanon import` reads besides the render destinations, and how its messages name the files. */
+export interface ImportData {
+  /** Read when the agent's own instruction file is missing or blank (OpenCode also reads CLAUDE.md). */
+  instructionFallbacks?: ScopedPath[];
+  /** Skill roots scanned after skills.root: other roots the agent also reads. */
+  skillRoots?: ScopedPath[];
+  mcpFile: ImportLabel;
+  hookFile?: ImportLabel;
+}
+
 export interface AgentManifest {
   id: AgentId;
   displayName: string;
@@ -171,6 +189,26 @@ export interface AgentManifest {
   skills: SkillCapabilities;
   mcp: McpCapabilities;
   hooks: HookCapabilities;
+  /** Absent: `kanon import` reports the agent as not importable. */
+  import?: ImportData;
+}
+
+/** The hooks found in an agent's hook file, as the agent runs them (timeouts in seconds). */
+export interface HookRead {
+  hooks: NativeHook[];
+  /** The file carries each hook's name (kanon's OpenCode plugin), so names are part of what renders. */
+  named: boolean;
+  /** Order that the agent keeps: within one event (Claude-shaped groups) or across the whole file. */
+  order: "event" | "file";
+  warnings: string[];
+  /** The parsed file, for the secret scan (absent for files that are code, like the plugin). */
+  document?: unknown;
+}
+
+/** One native MCP entry read back: the neutral server, or null when it has none (see warnings). */
+export interface McpRead {
+  server: McpServer | null;
+  warnings: string[];
 }
 
 /** A parsed matcher: every value, an exact list of names, or a regex. */
@@ -230,6 +268,14 @@ export interface Agent {
   mcpServer(server: McpServer): Record<string, unknown>;
   /** The native hook file for the hooks the support check let through; null when there are none. */
   hookFile(hooks: NativeHook[]): HookFile | null;
+  /** Import: one entry under `manifest.mcp.key` back to a neutral server. */
+  readMcpServer?(name: string, entry: unknown): McpRead;
+  /** Import: warnings for a top-level MCP-file key other than `manifest.mcp.key`; null for the default. */
+  readOtherMcpKey?(key: string, value: unknown): string[] | null;
+  /** Import: the hooks in the agent's hook file. Throws on text it cannot parse. */
+  readHooks?(text: string): HookRead;
+  /** Import: hook files beside `hookPath` that import cannot read (a user's own OpenCode plugins). */
+  unreadableHookFiles?(hookPath: string): string[];
   /** Read-only check of the agent's own state for gated hooks (never writes it). */
   gatedHooks?(input: GateCheckInput): Promise<{ hooks: GatedHook[]; warnings: string[] }>;
 }

@@ -36,11 +36,16 @@ export interface LocalSkill {
   files: TreeFile[];
 }
 
+export interface InstructionText {
+  text: string;
+  targets: string[] | undefined;
+}
+
 export interface Source {
   paths: Paths;
   config: KanonConfig;
-  /** Joined instructions, or null when there are none. */
-  instructions: string | null;
+  /** Instruction texts in kanon.yaml order, each with the agents it is for (undefined: every agent). */
+  instructions: InstructionText[];
   localSkills: LocalSkill[];
   providers: ProviderSkills[];
   /**

@@ -57,3 +57,16 @@ export function goQuote(s: string): string {
   }
   return `${out}"`;
 }
+
+/**
+ * Each file trimmed; joined with a blank line; a separator goes before every file once the text is
+ * non-empty (so an empty file in the middle leaves four newlines, as in the Go original).
+ */
+export function joinInstructions(texts: string[]): string | null {
+  let out = "";
+  for (const t of texts) {
+    if (out !== "") out += "\n\n";
+    out += trimSpace(t);
+  }
+  return out === "" ? null : `${out}\n`;
+}

@@ -156,6 +156,8 @@ export function decodePositional(text: string, file: string, schema: Schema): De
         }
         return fail("true or false");
       }
+      case "stringOr":
+        return isScalar(node) ? decode(node, { kind: "string" }, path) : decode(node, s.object, path);
       case "array": {
         if (!isSeq(node)) return fail("a list");
         return node.items.map((child, i) => decode(child as Node, s.items, `${path}[${i}]`, true));
@@ -252,6 +254,9 @@ function expectation(s: Schema): string {
       return "true or false";
     case "array":
       return "a list";
+    case "stringOr":
+      // The plain form is the usual one; the mapping form is for agent-specific files.
+      return "a string";
     default:
       return "a mapping";
   }

@@ -62,6 +62,8 @@ function convert(value: unknown, s: Schema, budget: { left: number }): unknown {
     case "bool":
       if (typeof value !== "boolean") throw SLOW;
       return value;
+    case "stringOr":
+      return convert(value, typeof value === "string" ? { kind: "string" } : s.object, budget);
     case "array":
       if (!Array.isArray(value)) throw SLOW;
       return value.map((item) => {

@@ -12,7 +12,9 @@ export type Schema =
   | { kind: "bool"; description?: string }
   | { kind: "array"; items: Schema; description?: string }
   | { kind: "map"; values: Schema; description?: string }
-  | { kind: "object"; fields: Record<string, Schema>; description?: string; title?: string };
+  | { kind: "object"; fields: Record<string, Schema>; description?: string; title?: string }
+  /** A plain string, or a mapping that spells it out with more fields (`{path, targets}`). */
+  | { kind: "stringOr"; object: Schema & { kind: "object" }; description?: string };
 
 const str = (description?: string, extra: { examples?: string[]; enum?: string[] } = {}): Schema => ({
   kind: "string",
@@ -61,7 +63,17 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
       instructions: obj(
         {
           files: list(
-            str(),
+            {
+              kind: "stringOr",
+              object: {
+                kind: "object",
+                fields: {
+                  path: str("The instruction file."),
+                  targets: t,
+                },
+              },
+              description: "A path (every agent), or {path, targets} for an agent's own text.",
+            },
             "Instruction files joined in order (paths relative to the Kanon home, absolute, or ~/…).",
           ),
         },
@@ -174,6 +186,9 @@ export function toJsonSchema(schema: Schema, root = true): Record<string, unknow
     case "map":
       out.type = ["object", "null"];
       out.additionalProperties = toJsonSchema(schema.values, false);
+      break;
+    case "stringOr":
+      out.anyOf = [{ type: "string" }, toJsonSchema(schema.object, false)];
       break;
     case "object":
       out.type = ["object", "null"];

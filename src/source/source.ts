@@ -5,10 +5,10 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBytes } from "../formats/utf8.js";
-import type { KanonConfig } from "../model/config.js";
+import { instructionPath, instructionTargets, type KanonConfig } from "../model/config.js";
 import { statError } from "../model/fs-errors.js";
-import type { LocalSkill, Paths, ProviderSkills, Source } from "../model/source.js";
-import { compareBytes, trimSpace } from "../model/text.js";
+import type { InstructionText, LocalSkill, Paths, ProviderSkills, Source } from "../model/source.js";
+import { compareBytes } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import type { Lock } from "../providers/lock-types.js";
 import { readTree } from "../providers/tree.js";
@@ -52,31 +52,18 @@ async function loadProviders(
   });
 }
 
-/**
- * Each file trimmed; joined with a blank line; a separator goes before every file once the text is
- * non-empty (so an empty file in the middle leaves four newlines, as in the Go original).
- */
-export function joinInstructions(texts: string[]): string | null {
-  let out = "";
-  for (const t of texts) {
-    if (out !== "") out += "\n\n";
-    out += trimSpace(t);
-  }
-  return out === "" ? null : `${out}\n`;
-}
-
-async function loadInstructions(config: KanonConfig, paths: Paths): Promise<string | null> {
-  const texts = await Promise.all(
-    config.instructions.files.map(async (rel) => {
+async function loadInstructions(config: KanonConfig, paths: Paths): Promise<InstructionText[]> {
+  return Promise.all(
+    config.instructions.files.map(async (file) => {
+      const rel = instructionPath(file);
       const abs = resolveHomePath(rel, paths.home, paths.userHome);
       try {
-        return decodeBytes(await readFile(abs));
+        return { text: decodeBytes(await readFile(abs)), targets: instructionTargets(file) };
       } catch (e) {
         throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
       }
     }),
   );
-  return joinInstructions(texts);
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   omissionWarning,
   targetsAgent,
 } from "../core/hooks/support.js";
-import type { KanonConfig, McpServer } from "../model/config.js";
+import { instructionPath, instructionTargets, type KanonConfig, type McpServer } from "../model/config.js";
 import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
 import type { Agent } from "../model/manifest.js";
@@ -61,8 +61,14 @@ export async function validateConfig(
       );
   });
 
-  config.instructions.files.forEach((rel, i) => {
+  config.instructions.files.forEach((file, i) => {
+    const rel = instructionPath(file);
     const where = at("instructions", "files", i);
+    const targets = instructionTargets(file);
+    for (const t of badTargets(targets))
+      errors.push(
+        `${at("instructions", "files", i, "targets", t)}instruction "${rel}" has unsupported target "${targets![t]}"`,
+      );
     if (!rel.trim()) {
       errors.push(`${where}instruction path cannot be empty`);
       return;

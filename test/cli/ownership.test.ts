@@ -2,10 +2,19 @@
  * The ownership record: what leaves kanon.yaml leaves the disk, the user's own entries survive, and
  * nothing kanon did not write is lost (backups, `kanon undo`).
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
 
 let s: Sandbox;
 let kh: string;
@@ -367,6 +376,17 @@ describe("the record", () => {
     expect(Object.keys(record.entries).sort()).toEqual(
       [".codex/config.toml", ".mcp.json", "opencode.json"].map((f) => join(project, f)),
     );
+  });
+
+  it("is not rewritten by an apply that changes nothing (hook handlers of several events)", () => {
+    const example = join(s.work, "example");
+    cpSync(join(ROOT, "examples/home"), example, { recursive: true });
+    expect(s.run(["--home", example, "apply", "--yes"]).status).toBe(0);
+    const state = () =>
+      Object.fromEntries(listFiles(stateDir()).map((f) => [f, readFileSync(join(stateDir(), f), "utf8")]));
+    const before = state();
+    expect(s.run(["--home", example, "apply", "--yes"]).stdout).toBe("No changes.\n");
+    expect(state()).toEqual(before);
   });
 
   it("reconciles the record from the history after an apply killed before it wrote the record", () => {

@@ -3,6 +3,7 @@ import { hookGroups } from "../../core/hooks/groups.js";
 import { encodeJson } from "../../formats/json.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
+import { claudeImport } from "./import.js";
 import { claudeManifest } from "./manifest.js";
 
 function mcpServer(s: McpServer): Record<string, unknown> {
@@ -21,6 +22,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const claude: Agent = {
   manifest: claudeManifest,
   mcpServer,
+  ...claudeImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     const managed = { hooks: hookGroups(hooks) };

@@ -122,6 +122,10 @@ export const claudeManifest: AgentManifest = {
   instructions: { user: ".claude/CLAUDE.md", project: "CLAUDE.md" },
   skills: { root: { user: ".claude/skills", project: ".claude/skills" }, providerNaming: "namespaced" },
   mcp: { file: { user: ".claude.json", project: ".mcp.json" }, format: "json", key: "mcpServers" },
+  import: {
+    mcpFile: { label: "json", secretPath: "claude_json" },
+    hookFile: { label: "settings", secretPath: "settings" },
+  },
   hooks: {
     verified: VERIFIED,
     file: { user: ".claude/settings.json", project: ".claude/settings.json" },

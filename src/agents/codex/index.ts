@@ -3,6 +3,7 @@ import { hookGroups } from "../../core/hooks/groups.js";
 import { encodeJson } from "../../formats/json.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
+import { codexImport } from "./import.js";
 import { codexManifest } from "./manifest.js";
 import { codexGatedHooks } from "./review.js";
 
@@ -38,6 +39,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const codex: Agent = {
   manifest: codexManifest,
   mcpServer,
+  ...codexImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     // Codex rejects any top-level key but `hooks` and `description`: kanon writes only `hooks`, and

@@ -120,6 +120,12 @@ export const codexManifest: AgentManifest = {
     // Codex 0.171.0: `unknown variant …, expected one of auto, prompt, writes, approve` (config not loaded).
     approvalModes: ["auto", "prompt", "writes", "approve"],
   },
+  import: {
+    // Codex still reads its legacy skill folder.
+    skillRoots: [{ user: ".codex/skills", project: ".codex/skills" }],
+    mcpFile: { label: "config", secretPath: "config" },
+    hookFile: { label: "hooks", secretPath: "hooks" },
+  },
   hooks: {
     verified: VERIFIED,
     file: { user: ".codex/hooks.json", project: ".codex/hooks.json" },

@@ -14,5 +14,15 @@ export const opencodeManifest: AgentManifest = {
     format: "jsonc",
     key: "mcp",
   },
+  import: {
+    // OpenCode also reads Claude's instructions and skills and the shared .agents/skills.
+    instructionFallbacks: [{ user: ".claude/CLAUDE.md", project: "CLAUDE.md" }],
+    skillRoots: [
+      { user: ".claude/skills", project: ".claude/skills" },
+      { user: ".agents/skills", project: ".agents/skills" },
+    ],
+    mcpFile: { label: "config", secretPath: "config" },
+    hookFile: { label: "plugin", secretPath: "plugin" },
+  },
   hooks: opencodeHooks,
 };

@@ -4,6 +4,7 @@
  * Hook commands are only ever JSON string data, never JavaScript source, and the output depends on nothing but the input, so
  * `kanon render` and `kanon diff` show exactly what OpenCode will run.
  */
+import { type ParseError, parse } from "jsonc-parser";
 import type { ElidedLines } from "../../model/types.js";
 import { opencodeHooks } from "./hooks.js";
 import PLUGIN_RUNTIME from "./plugin-runtime.js?raw";
@@ -90,6 +91,23 @@ export function renderOpenCodePlugin(hooks: PluginHook[]): string {
   const start = PLUGIN_RUNTIME.indexOf(BEGIN);
   const end = PLUGIN_RUNTIME.indexOf(END);
   return HEADER + PLUGIN_RUNTIME.slice(0, start + BEGIN.length) + data + PLUGIN_RUNTIME.slice(end);
+}
+
+/**
+ * The hook table of a kanon-hooks.js that kanon generated (import), or null when the text is not
+ * kanon's plugin. The table is JSON data (one entry a line, trailing commas), never code.
+ */
+export function readOpenCodePlugin(text: string): unknown[] | null {
+  if (!text.startsWith(HEADER.slice(0, HEADER.indexOf("\n")))) return null;
+  const start = text.indexOf(`${BEGIN}const HOOKS = `);
+  const end = text.indexOf(";\nconst TOOL_NAMES", start);
+  if (start < 0 || end < 0) return null;
+  const errors: ParseError[] = [];
+  const table: unknown = parse(text.slice(start + BEGIN.length + "const HOOKS = ".length, end), errors, {
+    allowTrailingComma: true,
+    disallowComments: true,
+  });
+  return errors.length === 0 && Array.isArray(table) ? table : null;
 }
 
 const lineCount = (text: string) => text.split("\n").length - 1;

@@ -4,7 +4,8 @@
  * with the same event and matcher are not coalesced (byte-compatible with the Go original). Gemini
  * CLI's settings.json `hooks` has the same shape, with named handlers.
  */
-import type { NativeHook } from "../../model/manifest.js";
+import { isPlainObject } from "../../formats/values.js";
+import type { AgentManifest, HookRead, HookTimeouts, NativeHook } from "../../model/manifest.js";
 
 export function hookGroups(
   hooks: NativeHook[],
@@ -27,4 +28,105 @@ export function hookGroups(
     events[h.event] = list;
   }
   return events;
+}
+
+/** The Claude-shaped hook document read back (import): each handler is one hook, in file order. */
+export function readHookGroups(manifest: AgentManifest, text: string, label: string): HookRead {
+  const agent = manifest.id;
+  const doc: unknown = JSON.parse(text.replace(/^\uFEFF/, "") || "{}");
+  const out: HookRead = { hooks: [], named: false, order: "event", warnings: [], document: doc };
+  if (!isPlainObject(doc)) throw new Error("top level is not an object");
+  for (const key of Object.keys(doc)) {
+    if (key !== "hooks")
+      out.warnings.push(`skipped unsupported ${agent} ${label} field ${JSON.stringify(key)}`);
+  }
+  const events = doc.hooks;
+  if (events === undefined) return out;
+  if (!isPlainObject(events)) {
+    out.warnings.push(`left ${agent} hooks raw because hooks is not an object`);
+    return out;
+  }
+  const byNative = new Map(Object.entries(manifest.hooks.events).map(([neutral, e]) => [e.native, neutral]));
+  for (const [event, items] of Object.entries(events)) {
+    const left = (what: string, why: string) =>
+      out.warnings.push(`left ${agent} hook event ${JSON.stringify(event)} ${what}raw because ${why}`);
+    if (!Array.isArray(items)) {
+      left("", "it is not a list");
+      continue;
+    }
+    for (const item of items) {
+      if (!isPlainObject(item)) {
+        left("item ", "it is not an object");
+        continue;
+      }
+      if (!Array.isArray(item.hooks)) {
+        left("item ", "hooks is not a list");
+        continue;
+      }
+      for (const key of Object.keys(item)) {
+        if (key !== "hooks" && key !== "matcher")
+          out.warnings.push(
+            `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
+          );
+      }
+      if (item.matcher !== undefined && typeof item.matcher !== "string") {
+        left("item ", "matcher is not a string");
+        continue;
+      }
+      if (item.hooks.length > 1)
+        out.warnings.push(
+          `${agent} hook event ${JSON.stringify(event)} has ${item.hooks.length} handlers in one group; kanon writes each as its own group`,
+        );
+      for (const handler of item.hooks) {
+        if (!isPlainObject(handler)) {
+          left("handler ", "it is not an object");
+          continue;
+        }
+        const problem = handlerProblem(handler);
+        if (problem) {
+          left("handler ", problem);
+          continue;
+        }
+        for (const key of Object.keys(handler)) {
+          if (!HANDLER_FIELDS.has(key))
+            out.warnings.push(
+              `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
+            );
+        }
+        const h: NativeHook = {
+          name: "",
+          neutralEvent: byNative.get(event) ?? event,
+          event,
+          matcher: { kind: "all" },
+        };
+        if (item.matcher !== undefined && item.matcher !== "") h.matcherText = item.matcher as string;
+        if (handler.type !== undefined) h.type = handler.type as string;
+        if (handler.command !== undefined) h.command = handler.command as string;
+        if (handler.args !== undefined) h.args = handler.args as string[];
+        if (handler.timeout !== undefined)
+          h.timeout = toSeconds(handler.timeout as number, manifest.hooks.timeouts.unit);
+        if (handler.async !== undefined) h.async = handler.async as boolean;
+        out.hooks.push(h);
+      }
+    }
+  }
+  return out;
+}
+
+const HANDLER_FIELDS = new Set(["type", "command", "args", "timeout", "async"]);
+
+function handlerProblem(h: Record<string, unknown>): string | null {
+  for (const key of ["type", "command"])
+    if (h[key] !== undefined && typeof h[key] !== "string") return `${key} is not a string`;
+  if (h.args !== undefined && !(Array.isArray(h.args) && h.args.every((a) => typeof a === "string")))
+    return "args is not a list of strings";
+  if (h.timeout !== undefined && !(typeof h.timeout === "number" && h.timeout >= 0))
+    return "timeout is not a number";
+  if (h.async !== undefined && typeof h.async !== "boolean") return "async is not true or false";
+  return null;
+}
+
+/** A native timeout in seconds (the neutral unit). */
+export function toSeconds(value: number, unit: HookTimeouts["unit"]): number {
+  return unit === "ms" ? value / 1000 : value;
 }

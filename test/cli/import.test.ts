@@ -1,0 +1,662 @@
+/**
+ * `kanon import` against realistic machines in a temporary HOME: the reference's import tests
+ * (§6 core/import_test) as CLI tests, the inverse-of-render promise on a machine kanon applied and
+ * the user edited, --merge, and every warning and error a user can reach.
+ */
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
+
+let s: Sandbox;
+let kh: string;
+beforeEach(() => {
+  s = sandbox();
+  kh = join(s.work, "kanon-home");
+});
+afterEach(() => s.cleanup());
+
+/** Files under $HOME. */
+const machine = (files: Record<string, string>) => {
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(s.home, rel)), { recursive: true });
+    writeFileSync(join(s.home, rel), content);
+  }
+};
+const k = (...args: string[]) => s.run(["--home", kh, ...args]);
+const warnings = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("warning: "));
+const listFiles = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => !e.isDirectory())
+        .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+        .sort()
+    : [];
+const snapshot = (dir: string) =>
+  Object.fromEntries(listFiles(dir).map((f) => [f, readFileSync(join(dir, f), "latin1")]));
+
+describe("import on a machine kanon applied and the user edited", () => {
+  beforeEach(() => {
+    const example = join(s.work, "example");
+    cpSync(join(ROOT, "examples/home"), example, { recursive: true });
+    expect(s.run(["--home", example, "apply", "--yes"]).status).toBe(0);
+    // The user's own settings in the files kanon shares with the agents.
+    const add = (rel: string, edit: (t: string) => string) =>
+      writeFileSync(join(s.home, rel), edit(readFileSync(join(s.home, rel), "utf8")));
+    add(
+      ".codex/config.toml",
+      (t) => `# my Codex settings\nmodel = "gpt-5" # pinned\n\n[profiles.fast]\nmodel = "mini"\n\n${t}`,
+    );
+    add(".claude.json", (t) =>
+      t.replace("{", '{\n  "numStartups": 3,\n  "claudeCodeFirstTokenDate": "2026-01-01",'),
+    );
+    add(".claude/settings.json", (t) => t.replace("{", '{\n  "permissions": { "allow": ["Bash(ls:*)"] },'));
+    add(".config/opencode/opencode.json", (t) => t.replace("{", '{\n  // my model\n  "model": "x/y",'));
+  });
+
+  it("--write, then diff says No changes. and apply changes no byte", () => {
+    const before = snapshot(s.home);
+    const r = k("import", "--write");
+    expect(r.stderr).toBe(
+      [
+        'warning: skipped unsupported codex config field "model"',
+        'warning: skipped unsupported codex profiles field "fast"',
+        'warning: skipped unsupported claude json field "numStartups"',
+        'warning: skipped unsupported claude json field "claudeCodeFirstTokenDate"',
+        'warning: skipped unsupported claude settings field "permissions"',
+        'warning: skipped unsupported opencode config field "model"',
+        "",
+      ].join("\n"),
+    );
+    expect(r).toMatchObject({ status: 0, stdout: `Wrote imported config to ${join(kh, "kanon.yaml")}\n` });
+    const yaml = readFileSync(join(kh, "kanon.yaml"), "utf8");
+    expect(yaml).toContain(
+      "  - name: guard-rm\n    event: PreToolUse\n    matcher: Bash\n    command: /usr/local/bin/guard\n    args: [--deny, rm -rf /]\n    timeout: 10\n",
+    );
+    expect(yaml).toContain(
+      "  - name: printf\n    event: Notification\n    command: printf '\\a'\n    targets: [claude]\n",
+    );
+    expect(k("diff").stdout).toBe("No changes.\n");
+    expect(k("apply", "--yes").status).toBe(0);
+    expect(snapshot(s.home)).toEqual(before);
+    expect(statSync(join(kh, "skills/review/SKILL.md")).isFile()).toBe(true);
+  });
+
+  it("project scope: --project reads the project's files; diff --project then says No changes.", () => {
+    const example = join(s.work, "example");
+    const project = join(s.work, "project");
+    expect(s.run(["--home", example, "--project", project, "apply", "--yes"]).status).toBe(0);
+    expect(k("--project", project, "import", "--write").status).toBe(0);
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("  - name: guard-rm\n");
+    expect(k("--project", project, "diff").stdout).toBe("No changes.\n");
+  });
+
+  it("the preview prints the would-be kanon.yaml and writes nothing", () => {
+    const r = k("import");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^version: 1\ninstructions:\n {2}files:\n {4}- instructions\/imported.md\nmcp:\n/,
+    );
+    expect(r.stdout).toContain("metadata:\n  generated_by: kanon import\n");
+    expect(existsSync(kh)).toBe(false);
+    expect(k("add").stdout).toBe(r.stdout);
+  });
+});
+
+describe("the reference's import behaviour", () => {
+  it("keep policy: plaintext kept, each warning names its path; the result validates", () => {
+    machine({
+      ".codex/config.toml":
+        '[mcp_servers.github]\ncommand = "gh-mcp"\n[mcp_servers.github.env]\nTOKEN = "ghp_abc123"\n',
+      ".claude/settings.json": JSON.stringify({ api_key: "Bearer xyz", claudeCodeFirstTokenDate: "2026" }),
+    });
+    const r = k("import", "--write");
+    expect(r.status).toBe(0);
+    expect(warnings(r.stderr)).toEqual([
+      "warning: kept possible plaintext secret at codex.config.mcp_servers.github.env.TOKEN because secret policy is keep",
+      "warning: kept possible plaintext secret at claude.settings.api_key because secret policy is keep",
+      'warning: skipped unsupported claude settings field "api_key"',
+      'warning: skipped unsupported claude settings field "claudeCodeFirstTokenDate"',
+    ]);
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("TOKEN: ghp_abc123");
+    expect(k("validate").stdout).toBe("kanon.yaml is valid.\n");
+  });
+
+  it("a Claude-only import of a server with an API_KEY env gives exactly one warning", () => {
+    machine({
+      ".claude.json": JSON.stringify({ mcpServers: { x: { command: "x", env: { API_KEY: "plain" } } } }),
+      ".codex/config.toml": 'approval_policy = "never"\n',
+    });
+    const r = k("--agent", "claude", "import");
+    expect(warnings(r.stderr)).toEqual([
+      "warning: kept possible plaintext secret at claude.claude_json.mcpServers.x.env.API_KEY because secret policy is keep",
+    ]);
+  });
+
+  it("policies: unsupported secret and instruction policies, hook names", () => {
+    expect(k("import", "--secret-policy", "redact")).toMatchObject({
+      status: 1,
+      stderr: 'unsupported secret policy "redact"; only "keep" is implemented\n',
+    });
+    expect(k("import", "--instruction-policy", "newest")).toMatchObject({
+      status: 1,
+      stderr: 'unsupported instruction policy "newest"\n',
+    });
+    expect(k("import", "--hook-names", "short").stderr).toBe(
+      'unsupported hook names "short"; use command or go\n',
+    );
+  });
+
+  it("--write refuses an existing kanon.yaml without --force and touches nothing", () => {
+    machine({ ".claude/CLAUDE.md": "Rules\n" });
+    mkdirSync(kh);
+    writeFileSync(join(kh, "kanon.yaml"), "version: 1\n");
+    const r = k("import", "--write");
+    expect(r).toMatchObject({
+      status: 1,
+      stderr: `${join(kh, "kanon.yaml")} already exists; re-run import with --force to replace it\n`,
+    });
+    expect(listFiles(kh)).toEqual(["kanon.yaml"]);
+    expect(k("import", "--write", "--force").status).toBe(0);
+    expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe("Rules\n");
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("instructions/imported.md");
+  });
+
+  describe("instructions", () => {
+    beforeEach(() =>
+      machine({
+        ".codex/AGENTS.md": "Codex rules\n",
+        ".claude/CLAUDE.md": "Claude rules\n",
+        ".config/opencode/AGENTS.md": "OpenCode rules\n",
+      }),
+    );
+    it("differing files: auto fails naming every policy", () => {
+      expect(k("import")).toMatchObject({
+        status: 1,
+        stderr:
+          "agent instruction files differ; rerun with --instruction-policy codex, claude, opencode, merge, per-agent, or skip\n",
+      });
+    });
+    it("merge joins every text; an agent policy picks its text; skip imports none", () => {
+      k("import", "--write", "--instruction-policy", "merge");
+      expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe(
+        "Codex rules\n\nClaude rules\n\nOpenCode rules\n",
+      );
+      expect(k("import", "--write", "--force", "--instruction-policy", "opencode").status).toBe(0);
+      expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe("OpenCode rules\n");
+      expect(k("import", "--instruction-policy", "skip").stdout).not.toContain("instructions");
+    });
+    it("per-agent keeps each agent's text for that agent, and diff says No changes.", () => {
+      writeFileSync(join(s.home, ".config/opencode/AGENTS.md"), "Codex rules\n");
+      const r = k("import", "--write", "--instruction-policy", "per-agent");
+      expect(r.status).toBe(0);
+      expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+        "instructions:\n  files:\n    - path: instructions/codex.md\n      targets: [codex, opencode]\n    - path: instructions/claude.md\n      targets: [claude]\n",
+      );
+      expect(k("diff").stdout).toBe("No changes.\n");
+    });
+    it("a policy naming an agent without a file", () => {
+      expect(k("--agent", "codex", "import", "--instruction-policy", "claude").stderr).toBe(
+        'instruction policy "claude" selected but Claude Code CLAUDE.md was not found\n',
+      );
+    });
+  });
+
+  it("an identical skill in three roots is one skill for every agent; its files are copied with their modes", () => {
+    for (const root of [".agents/skills", ".claude/skills", ".config/opencode/skills"])
+      machine({
+        [`${root}/review/SKILL.md`]: "---\nname: review\n---\nReview.\n",
+        [`${root}/review/run.sh`]: "#!/bin/sh\n",
+      });
+    for (const root of [".agents/skills", ".claude/skills", ".config/opencode/skills"])
+      chmodSync(join(s.home, root, "review/run.sh"), 0o755);
+    const r = k("import", "--write");
+    expect(r.stdout).toContain("Wrote");
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).not.toContain("skills:");
+    expect(listFiles(join(kh, "skills"))).toEqual(["review/SKILL.md", "review/run.sh"]);
+    expect(statSync(join(kh, "skills/review/run.sh")).mode & 0o777).toBe(0o755);
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("a skill that differs between agents keeps both, once each", () => {
+    machine({
+      ".agents/skills/review/SKILL.md": "codex version\n",
+      ".claude/skills/review/SKILL.md": "claude version\n",
+      ".config/opencode/skills/review/SKILL.md": "claude version\n",
+    });
+    const r = k("import");
+    expect(r.stdout).toContain(
+      "skills:\n  - name: review\n    targets: [codex]\n  - name: claude-review\n    targets: [claude, opencode]\n",
+    );
+    expect(warnings(r.stderr)).toEqual([
+      `warning: skill "review" in ${join(s.home, ".claude/skills")} differs from one already imported; imported as "claude-review"`,
+    ]);
+  });
+
+  it("Codex and Claude settings: one MCP server for both, hooks, unsupported fields warned", () => {
+    machine({
+      ".codex/config.toml": [
+        'approval_policy = "never"',
+        'sandbox_mode = "workspace-write"',
+        '[projects."/src"]',
+        'trust_level = "trusted"',
+        "[mcp_servers.github]",
+        'command = "github-mcp"',
+        'env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }',
+        "",
+      ].join("\n"),
+      ".codex/hooks.json": JSON.stringify({
+        hooks: {
+          PreToolUse: [{ matcher: "Bash|Edit", hooks: [{ type: "command", command: "/bin/guard" }] }],
+        },
+      }),
+      ".claude.json": JSON.stringify({
+        autoUpdates: false,
+        projects: {},
+        mcpServers: {
+          github: { type: "stdio", command: "github-mcp", env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" } },
+        },
+      }),
+      ".claude/settings.json": JSON.stringify({
+        theme: "dark",
+        permissions: {},
+        hooks: {
+          PreToolUse: [{ matcher: "Bash|Edit", hooks: [{ type: "command", command: "/bin/guard" }] }],
+          PostToolUse: [
+            { matcher: "Write", hooks: [{ type: "command", command: "npx prettier --write", timeout: 30 }] },
+          ],
+        },
+      }),
+    });
+    const r = k("import");
+    expect(r.stdout).toBe(
+      [
+        "version: 1",
+        "mcp:",
+        "  servers:",
+        "    github:",
+        "      command: github-mcp",
+        "      env:",
+        "        GITHUB_TOKEN: ${GITHUB_TOKEN}",
+        "      targets: [codex, claude]",
+        "hooks:",
+        "  - name: guard",
+        "    event: PreToolUse",
+        "    matcher: Bash|Edit",
+        "    command: /bin/guard",
+        "    targets: [codex, claude]",
+        "  - name: prettier",
+        "    event: PostToolUse",
+        "    matcher: Write",
+        "    command: npx prettier --write",
+        "    timeout: 30",
+        "    targets: [claude]",
+        "metadata:",
+        "  generated_by: kanon import",
+        "",
+      ].join("\n"),
+    );
+    expect(warnings(r.stderr)).toEqual([
+      'warning: skipped unsupported codex config field "approval_policy"',
+      'warning: skipped unsupported codex config field "sandbox_mode"',
+      'warning: skipped unsupported codex config field "projects"',
+      'warning: skipped unsupported claude json field "autoUpdates"',
+      'warning: skipped unsupported claude json field "projects"',
+      'warning: skipped unsupported claude settings field "theme"',
+      'warning: skipped unsupported claude settings field "permissions"',
+    ]);
+    expect(k("import", "--hook-names", "go").stdout).toContain("  - name: codex-PreToolUse-1\n");
+  });
+
+  it("OpenCode servers: command list, {env:}, milliseconds, bearer, env headers; enabled stays OpenCode's", () => {
+    machine({
+      ".config/opencode/opencode.jsonc": `{
+  // comments and trailing commas are fine
+  "model": "anthropic/claude",
+  "mcp": {
+    "local": { "type": "local", "command": ["ctx", "--stdio"], "environment": { "TOKEN": "{env:CTX_TOKEN}" }, "timeout": 5500 },
+    "remote": {
+      "type": "remote",
+      "url": "https://mcp.example.com",
+      "headers": { "Authorization": "Bearer {env:MCP_TOKEN}", "X-Env": "{env:X_ENV}", "X-Public": "yes" },
+      "enabled": false,
+    },
+  },
+}`,
+      ".codex/config.toml":
+        '[mcp_servers.remote]\nurl = "https://mcp.example.com"\nbearer_token_env_var = "MCP_TOKEN"\n[mcp_servers.remote.env_http_headers]\nX-Env = "X_ENV"\n[mcp_servers.remote.http_headers]\nX-Public = "yes"\n',
+    });
+    const r = k("import", "--write");
+    expect(warnings(r.stderr)).toEqual(['warning: skipped unsupported opencode config field "model"']);
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+      [
+        "      command: ctx",
+        "      args: [--stdio]",
+        "      env:",
+        "        TOKEN: ${CTX_TOKEN}",
+        "      startup_timeout_sec: 6",
+        "      targets: [opencode]",
+      ].join("\n"),
+    );
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+      [
+        "    remote:",
+        "      url: https://mcp.example.com",
+        "      headers:",
+        "        X-Public: yes",
+        "      env_headers:",
+        "        X-Env: X_ENV",
+        "      bearer_token_env_var: MCP_TOKEN",
+        "      opencode_enabled: false",
+        "      targets: [codex, opencode]",
+        "    local:",
+      ].join("\n"),
+    );
+    expect(k("validate").stdout).toBe("kanon.yaml is valid.\n");
+    const render = k("render").stdout;
+    expect(render).toContain('"enabled": false');
+    expect(render).toContain("[mcp_servers.remote]");
+  });
+
+  it("OpenCode alone reads Claude's CLAUDE.md and the shared .agents/skills", () => {
+    machine({ ".claude/CLAUDE.md": "Claude rules\n", ".agents/skills/review/SKILL.md": "r\n" });
+    const r = k("--agent", "opencode", "import", "--write");
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe("Claude rules\n");
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+      "instructions:\n  files:\n    - instructions/imported.md\nskills:\n  - name: review\n    targets: [opencode]\n",
+    );
+  });
+
+  it("a Claude ${AUTHORIZATION} header becomes an env header and renders back the same", () => {
+    machine({
+      ".claude.json": JSON.stringify({
+        mcpServers: {
+          api: { type: "http", url: "https://x", headers: { Authorization: "${AUTHORIZATION}" } },
+        },
+      }),
+    });
+    expect(k("import", "--write").status).toBe(0);
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+      "      env_headers:\n        Authorization: AUTHORIZATION\n",
+    );
+    expect(k("--agent", "claude", "render").stdout).toContain('"Authorization": "${AUTHORIZATION}"');
+  });
+});
+
+describe("hooks through the manifests", () => {
+  it("kanon's own OpenCode plugin comes back as the neutral hooks; other plugins are listed", () => {
+    const home = join(s.work, "h");
+    mkdirSync(home);
+    writeFileSync(
+      join(home, "kanon.yaml"),
+      "version: 1\nhooks:\n  - name: fmt\n    event: PostToolUse\n    matcher: Edit|Write\n    command: fmt\n    args: [-w]\n    timeout: 20\n    targets: [opencode]\n  - name: shells\n    event: PreToolUse\n    matcher: Bash\n    command: guard\n    targets: [opencode]\n",
+    );
+    expect(s.run(["--home", home, "apply", "--yes"]).status).toBe(0);
+    machine({ ".config/opencode/plugins/mine.js": "export default {}\n" });
+    const r = k("import");
+    expect(r.stdout).toContain(
+      "hooks:\n  - name: fmt\n    event: PostToolUse\n    matcher: Edit|Write\n    command: fmt\n    args: [-w]\n    timeout: 20\n    targets: [opencode]\n  - name: shells\n    event: PreToolUse\n    matcher: Bash\n    command: guard\n    targets: [opencode]\n",
+    );
+    expect(warnings(r.stderr)).toEqual([
+      `warning: skipped ${join(s.home, ".config/opencode/plugins/mine.js")}: OpenCode hooks are imported only from the kanon-hooks.js kanon generates`,
+    ]);
+  });
+
+  it("a hook with no neutral form is reported with agent, event and why, and left out", () => {
+    machine({
+      ".codex/hooks.json": JSON.stringify({
+        hooks: {
+          Interrupt: [{ hooks: [{ type: "command", command: "a" }] }],
+          PreToolUse: [{ matcher: "(?<=x)y", hooks: [{ type: "command", command: "b" }] }],
+        },
+      }),
+    });
+    const r = k("--agent", "codex", "import");
+    expect(warnings(r.stderr)).toEqual([
+      'warning: left out codex hook "PreToolUse" (b): matcher "(?<=x)y" is not supported (it uses lookaround or backreferences, which Rust regex does not support)',
+    ]);
+    expect(r.stdout).toContain("  - name: a\n    event: Interrupt\n    command: a\n    targets: [codex]\n");
+  });
+
+  it("bad hook entries are warnings naming the event and the entry", () => {
+    machine({
+      ".claude/settings.json": JSON.stringify({
+        hooks: {
+          Stop: "x",
+          PreToolUse: [
+            7,
+            { hooks: "x" },
+            { hooks: [1, { command: 5 }, { type: "command", command: "ok", url: "u" }] },
+          ],
+        },
+      }),
+    });
+    const r = k("--agent", "claude", "import");
+    expect(warnings(r.stderr)).toEqual([
+      'warning: left claude hook event "Stop" raw because it is not a list',
+      'warning: left claude hook event "PreToolUse" item raw because it is not an object',
+      'warning: left claude hook event "PreToolUse" item raw because hooks is not a list',
+      'warning: claude hook event "PreToolUse" has 3 handlers in one group; kanon writes each as its own group',
+      'warning: left claude hook event "PreToolUse" handler raw because it is not an object',
+      'warning: left claude hook event "PreToolUse" handler raw because command is not a string',
+      'warning: skipped unsupported claude hook "PreToolUse" field "url"',
+    ]);
+    expect(r.stdout).toContain("  - name: ok\n");
+  });
+});
+
+describe("bad input", () => {
+  it("an unparsable native file is a warning naming it, and import goes on", () => {
+    machine({
+      ".codex/config.toml": "mcp_servers = [\n",
+      ".claude.json": "{ not json",
+      ".config/opencode/opencode.json": "[]",
+      ".claude/CLAUDE.md": "Rules\n",
+      ".claude.json.bak": "",
+    });
+    const r = k("import");
+    expect(r.status).toBe(0);
+    const w = warnings(r.stderr);
+    expect(w).toHaveLength(3);
+    expect(w[0]).toMatch(new RegExp(`^warning: could not parse ${join(s.home, ".codex/config.toml")}: `));
+    expect(w[1]).toMatch(new RegExp(`^warning: could not parse ${join(s.home, ".claude.json")}: `));
+    expect(w[2]).toBe(
+      `warning: could not parse ${join(s.home, ".config/opencode/opencode.json")}: top level is not an object`,
+    );
+    expect(r.stdout).toContain("instructions/imported.md");
+  });
+
+  it("non-object servers and servers without command or url are left out with a warning", () => {
+    machine({
+      ".claude.json": JSON.stringify({ mcpServers: { a: 1, b: { env: {} }, c: { command: "c", extra: 1 } } }),
+    });
+    expect(warnings(k("--agent", "claude", "import").stderr)).toEqual([
+      'warning: left MCP server "a" raw for claude because it is not an object',
+      'warning: left MCP server "b" raw for claude because it has no command or url',
+      'warning: skipped unsupported claude mcp server "c" field "extra"',
+    ]);
+  });
+
+  it("symlinked skill folders, symlinks inside a skill and huge files skip the skill with a warning", () => {
+    const outside = join(s.work, "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "SKILL.md"), "x\n");
+    machine({
+      ".claude/skills/ok/SKILL.md": "ok\n",
+      ".claude/skills/linky/SKILL.md": "l\n",
+      ".claude/skills/big/SKILL.md": "b\n",
+    });
+    symlinkSync(outside, join(s.home, ".claude/skills/linked"));
+    symlinkSync(join(outside, "SKILL.md"), join(s.home, ".claude/skills/linky/ref.md"));
+    writeFileSync(join(s.home, ".claude/skills/big/data.bin"), Buffer.alloc(10 * 1024 * 1024 + 1));
+    const r = k("--agent", "claude", "import", "--write");
+    expect(warnings(r.stderr)).toEqual([
+      `warning: skipped skill ${join(s.home, ".claude/skills/big")}: ${join(s.home, ".claude/skills/big/data.bin")} is larger than 10 MiB`,
+      `warning: skipped skill ${join(s.home, ".claude/skills/linked")}: it is a symlink to a folder kanon does not manage; copy it into the Kanon home to import it`,
+      `warning: skipped skill ${join(s.home, ".claude/skills/linky")}: ${join(s.home, ".claude/skills/linky/ref.md")} is a symlink`,
+    ]);
+    expect(listFiles(join(kh, "skills"))).toEqual(["ok/SKILL.md"]);
+  });
+
+  it("a failing import writes nothing to the Kanon home", () => {
+    machine({ ".codex/AGENTS.md": "a\n", ".claude/CLAUDE.md": "b\n" });
+    expect(k("import", "--write").status).toBe(1);
+    expect(existsSync(kh)).toBe(false);
+  });
+});
+
+it("--merge needs an existing kanon.yaml", () => {
+  expect(k("import", "--merge")).toMatchObject({
+    status: 1,
+    stderr: `${join(kh, "kanon.yaml")} does not exist; --merge adds to an existing home (use --write to create one)\n`,
+  });
+});
+
+describe("import --merge", () => {
+  const HOME_YAML = `# my Kanon home
+version: 1
+
+mcp:
+  servers:
+    # the one from work
+    github:
+      command: github-mcp   # pinned
+      targets: [claude]
+
+hooks:
+- name: guard
+  event: PreToolUse
+  command: /bin/guard
+`;
+  beforeEach(() => {
+    mkdirSync(kh);
+    writeFileSync(join(kh, "kanon.yaml"), HOME_YAML);
+    machine({
+      ".claude.json": JSON.stringify({
+        mcpServers: { github: { command: "github-mcp", args: ["--new"] }, docs: { command: "docs" } },
+      }),
+      ".claude/settings.json": JSON.stringify({
+        hooks: {
+          PreToolUse: [{ hooks: [{ type: "command", command: "/bin/guard" }] }],
+          Stop: [{ hooks: [{ type: "command", command: "notify" }] }],
+        },
+      }),
+    });
+  });
+
+  // The yaml library keeps comments, key order, blank lines and the flush list style; only the
+  // spaces before a trailing comment are normalised to one.
+  it("previews: new entries added, differing ones shown as conflicts, comments and layout kept", () => {
+    const r = s.run(["--home", kh, "--agent", "claude", "import", "--merge"]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(
+      'conflict: mcp server "github" differs from kanon.yaml; kept kanon.yaml\'s (--force replaces it)\n  kanon.yaml: {"command":"github-mcp","targets":["claude"]}\n  imported:   {"command":"github-mcp","args":["--new"],"targets":["claude"]}\n',
+    );
+    expect(r.stdout).toBe(`# my Kanon home
+version: 1
+
+mcp:
+  servers:
+    # the one from work
+    github:
+      command: github-mcp # pinned
+      targets: [claude]
+    docs:
+      command: docs
+      targets: [claude]
+
+hooks:
+- name: guard
+  event: PreToolUse
+  command: /bin/guard
+- name: notify
+  event: Stop
+  command: notify
+  targets: [claude]
+`);
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(HOME_YAML);
+  });
+
+  it("--write writes it; --force replaces the differing entries", () => {
+    const r = s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write"]);
+    expect(r.stdout).toBe(
+      `added mcp server "docs"\nadded hook "notify"\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+    );
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("    docs:\n      command: docs\n");
+    const f = s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write", "--force"]);
+    expect(f.stdout).toBe(
+      `replaced mcp server "github"\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+    );
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+      "    github:\n      command: github-mcp\n      args: [--new]\n",
+    );
+    expect(s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write"]).stdout).toBe(
+      "Nothing to import: the Kanon home already has everything found.\n",
+    );
+  });
+});
+
+describe("import --merge of skills", () => {
+  it("skills: new ones added, the same files for more agents widen targets, different files conflict", () => {
+    mkdirSync(kh);
+    writeFileSync(join(kh, "kanon.yaml"), "version: 1\nskills:\n  - name: review\n    targets: [codex]\n");
+    for (const [rel, text] of Object.entries({
+      "skills/review/SKILL.md": "review\n",
+      "skills/lint/SKILL.md": "lint, home version\n",
+    })) {
+      mkdirSync(dirname(join(kh, rel)), { recursive: true });
+      writeFileSync(join(kh, rel), text);
+    }
+    machine({
+      ".claude/skills/review/SKILL.md": "review\n",
+      ".claude/skills/lint/SKILL.md": "lint, this machine\n",
+      ".claude/skills/commit/SKILL.md": "commit\n",
+    });
+    const r = s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write"]);
+    expect(r.stderr).toBe(
+      `conflict: skill "lint" differs from skills/lint/ in the Kanon home; kept the home's (--force replaces it)\n`,
+    );
+    expect(r.stdout).toBe(
+      `added skill entry "commit"\nset skill "review" targets to codex, claude\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+    );
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+      "version: 1\nskills:\n  - name: review\n    targets: [codex, claude]\n  - name: commit\n    targets: [claude]\n",
+    );
+    expect(readFileSync(join(kh, "skills/lint/SKILL.md"), "utf8")).toBe("lint, home version\n");
+    expect(readFileSync(join(kh, "skills/commit/SKILL.md"), "utf8")).toBe("commit\n");
+  });
+});
+
+describe("instruction files with targets", () => {
+  it("render for their agents only; a plain path is every agent's; targets are validated", () => {
+    mkdirSync(join(kh, "instructions"), { recursive: true });
+    writeFileSync(join(kh, "instructions/all.md"), "All\n");
+    writeFileSync(join(kh, "instructions/claude.md"), "Claude only\n");
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "version: 1\ninstructions:\n  files:\n    - instructions/all.md\n    - path: instructions/claude.md\n      targets: [claude]\n",
+    );
+    const r = k("render");
+    expect(r.stdout).toContain(`==> [claude] ${join(s.home, ".claude/CLAUDE.md")}\nAll\n\nClaude only\n`);
+    expect(r.stdout).toContain(`==> [codex] ${join(s.home, ".codex/AGENTS.md")}\nAll\n\n`);
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "version: 1\ninstructions:\n  files:\n    - path: instructions/claude.md\n      targets: [vim]\n",
+    );
+    expect(k("validate")).toMatchObject({
+      status: 1,
+      stderr: 'kanon.yaml:5:17: instruction "instructions/claude.md" has unsupported target "vim"\n',
+    });
+  });
+});

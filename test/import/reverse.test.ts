@@ -1,0 +1,66 @@
+/** The reverse maps import uses: tool IDs, quoted command lines, readable names, the secret scan. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { opencodeHooks } from "../../src/agents/opencode/hooks.js";
+import { commandLine } from "../../src/core/hooks/quote.js";
+import { nameFromCommand, neutralToolNames, splitCommandLine } from "../../src/core/import/hooks.js";
+import { secretWarnings } from "../../src/core/import/secrets.js";
+
+describe("neutralToolNames", () => {
+  const tools = opencodeHooks.tools;
+  it("maps OpenCode tool IDs back to the neutral names they were translated from", () => {
+    expect(neutralToolNames(["bash", "shell"], tools)).toEqual(["Bash"]);
+    expect(neutralToolNames(["edit", "apply_patch", "patch", "write"], tools)).toEqual(["Edit", "Write"]);
+    expect(neutralToolNames(["write", "apply_patch", "patch", "edit"], tools)).toEqual(["Write", "Edit"]);
+    expect(neutralToolNames(["task", "subagent", "mcp__x__y"], tools)).toEqual(["Agent", "mcp__x__y"]);
+  });
+  it("keeps names no neutral tool maps to, and has no answer for a half translation", () => {
+    expect(neutralToolNames(["bash"], tools)).toEqual(["bash"]);
+    expect(neutralToolNames(["Bash"], tools)).toBeNull();
+  });
+});
+
+describe("splitCommandLine", () => {
+  it("is the inverse of the POSIX-quoted command line (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (argv) => {
+        expect(splitCommandLine(commandLine(argv))).toEqual(argv);
+      }),
+    );
+  });
+  it("refuses anything that is not only quoted words", () => {
+    for (const s of ["guard --x", "'a' b", "'a'  'b'", "'a", "", "'a' "])
+      expect(splitCommandLine(s)).toBeNull();
+  });
+});
+
+describe("nameFromCommand", () => {
+  it("names a hook after its program, not its interpreter", () => {
+    const name = (command: string, args?: string[]) =>
+      nameFromCommand({ name: "", event: "PreToolUse", command, ...(args ? { args } : {}) });
+    expect(name("/usr/local/bin/guard --deny x")).toBe("guard");
+    expect(name("npx prettier --write")).toBe("prettier");
+    expect(name("FOO=1 bash -c ~/hooks/Lint_Check.sh")).toBe("lint-check");
+    expect(name("python3", ["/opt/audit.py"])).toBe("audit");
+    expect(name("")).toBe("pre-tool-use");
+  });
+});
+
+describe("secretWarnings", () => {
+  it("flags secret-looking keys and values, never references or variable names", () => {
+    const doc = {
+      env: { API_KEY: "plain", TOKEN: "${TOKEN}", OTHER: "sk-abc", REF: "op://vault/x" },
+      headers: { Authorization: "{env:AUTH}", Cookie: "c=1" },
+      env_http_headers: { "X-Api-Key": "API_KEY_VAR" },
+      bearer_token_env_var: "MY_TOKEN",
+      claudeCodeFirstTokenDate: "2026-01-01",
+      list: ["ghp_x"],
+    };
+    expect(secretWarnings(doc, "codex.config")).toEqual([
+      "kept possible plaintext secret at codex.config.env.API_KEY because secret policy is keep",
+      "kept possible plaintext secret at codex.config.env.OTHER because secret policy is keep",
+      "kept possible plaintext secret at codex.config.headers.Cookie because secret policy is keep",
+      "kept possible plaintext secret at codex.config.list[0] because secret policy is keep",
+    ]);
+  });
+});
