@@ -43,6 +43,7 @@ export function buildProgram(io: Io): Command {
     schema: lazy(() => import("./commands/schema.js")),
     hooks: lazy(() => import("./commands/hooks.js")),
     lock: lazy(() => import("./commands/lock.js")),
+    ui: lazy(() => import("./commands/ui.js")),
   };
 
   program
@@ -86,6 +87,13 @@ export function buildProgram(io: Io): Command {
     .command("schema")
     .description("Print the JSON Schema of kanon.yaml (for editor completion and checks)")
     .action(async () => (await commands.schema()).schemaCommand(io));
+
+  program
+    .command("ui")
+    .description("Review and apply (or import) changes one by one in an interactive terminal UI")
+    .option("-n, --dry-run", "start in dry-run mode (preview applies without writing)")
+    .option("--mode <mode>", "initial UI mode: apply or import", "apply")
+    .action(async (opts) => (await commands.ui()).uiCommand(flags(), opts, io));
 
   const lock = program
     .command("lock")

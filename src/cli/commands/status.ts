@@ -14,7 +14,7 @@ import { changeJson, jsonText } from "./render.js";
 
 type GitStatus = { clean: boolean; short: string } | { error: string };
 
-async function gitStatus(home: string, env: NodeJS.ProcessEnv): Promise<GitStatus> {
+export async function gitStatus(home: string, env: NodeJS.ProcessEnv): Promise<GitStatus> {
   const gitDir = join(home, ".git");
   try {
     await stat(gitDir);
