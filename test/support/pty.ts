@@ -8,6 +8,8 @@ import xterm from "@xterm/headless";
 import { KANON, ROOT } from "./cli.js";
 
 const HOST = join(ROOT, "test/support/pty-host.py");
+const SYNC_BEGIN = "\u001b[?2026h";
+const SYNC_END = "\u001b[?2026l";
 
 export interface PtyOptions {
   cols?: number;
@@ -21,6 +23,7 @@ export class PtySession {
   readonly exited: Promise<number>;
   private readonly proc: ChildProcessWithoutNullStreams;
   private pending = Promise.resolve();
+  private midFrame = false;
 
   constructor(args: string[], options: PtyOptions) {
     const cols = options.cols ?? 100;
@@ -31,6 +34,13 @@ export class PtySession {
       env: options.env,
     });
     this.proc.stdout.on("data", (chunk: Buffer) => {
+      // Ink wraps each frame in a synchronized update (DEC mode 2026): a screen read between its
+      // start and end would see half a frame.
+      const text = chunk.toString("latin1");
+      const begin = text.lastIndexOf(SYNC_BEGIN);
+      const end = text.lastIndexOf(SYNC_END);
+      if (begin > end) this.midFrame = true;
+      else if (end > begin) this.midFrame = false;
       this.pending = this.pending.then(() => new Promise<void>((r) => this.term.write(chunk, r)));
     });
     // Answers to the program's terminal queries go back to it, as a real terminal's would.
@@ -63,7 +73,7 @@ export class PtySession {
     for (;;) {
       await this.pending;
       const s = this.screen();
-      if (ok(s)) return s;
+      if (!this.midFrame && ok(s)) return s;
       if (Date.now() > deadline) {
         throw new Error(`screen never showed ${String(test)}; it shows:\n${s}`);
       }

@@ -59,8 +59,13 @@ export async function runUi(flags: GlobalFlags, options: UiOptions, io: Io): Pro
   }
 }
 
-/** Ink's key description → the model's key names. */
-export function keyName(input: string, key: InkKey): Key {
+/** Ink's key description → the model's key names; pasted or quickly typed text is one key per character. */
+export function keyNames(input: string, key: InkKey): Key[] {
+  const name = keyName(input, key);
+  return name === input && [...input].length > 1 ? [...input] : [name];
+}
+
+function keyName(input: string, key: InkKey): Key {
   if (key.ctrl && input === "c") return "ctrl+c";
   if (key.upArrow) return "up";
   if (key.downArrow) return "down";
@@ -217,7 +222,9 @@ function App(props: { session: Session; colors: boolean }) {
       stdout.off("resize", onResize);
     };
   }, [session, exit, stdout]);
-  useInput((input, key) => session.dispatch({ type: "key", key: keyName(input, key) }));
+  useInput((input, key) => {
+    for (const name of keyNames(input, key)) session.dispatch({ type: "key", key: name });
+  });
   return <Screen state={state} width={width} height={height} colors={props.colors} diff={session.diff} />;
 }
 
