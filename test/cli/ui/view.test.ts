@@ -34,8 +34,8 @@ function state(keys: string[] = [], extra: Partial<State> = {}): State {
 }
 const diff = (item: Item) =>
   paneLines({ path: item.path, action: item.action, before: null, after: Buffer.from("hello\n") });
-const draw = (s: State, width = 100, height = 24, colors = false) =>
-  renderToString(createElement(Screen, { state: s, width, height, colors, diff }), { columns: width });
+const draw = (s: State, width = 100, height = 24) =>
+  renderToString(createElement(Screen, { state: s, width, height, colors: false, diff }), { columns: width });
 
 describe("the screen", () => {
   it("shows agents with counts, the source, the change list and the diff of the row under the cursor", () => {
@@ -108,9 +108,5 @@ describe("the screen", () => {
   it("asks for a larger terminal below 60×16", () => {
     expect(draw(state(), 59, 24)).toBe("Terminal too small — need at least 60×16, have 59×24.");
     expect(draw(state(), 80, 15)).toBe("Terminal too small — need at least 60×16, have 80×15.");
-  });
-
-  it("draws colours only when asked (NO_COLOR turns them off)", () => {
-    expect(draw(state(), 100, 24, false)).not.toMatch(/\u001b\[3\dm/);
   });
 });
