@@ -61,7 +61,7 @@ const rightColumn = (t: PtySession) =>
     .replace(/\s+/g, " ");
 const LOADED = "Apply Changes (6 changed · 0 conflict · 6 selected)";
 
-describe("kanon ui in a terminal", () => {
+describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
   it("refuses to start outside a terminal", () => {
     const r = s.run(["--home", kh, "ui"]);
     expect(r).toMatchObject({ status: 1, stdout: "", stderr: "kanon ui requires an interactive terminal\n" });

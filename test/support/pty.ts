@@ -24,6 +24,7 @@ export class PtySession {
   private readonly proc: ChildProcessWithoutNullStreams;
   private pending = Promise.resolve();
   private midFrame = false;
+  private tail = "";
 
   constructor(args: string[], options: PtyOptions) {
     const cols = options.cols ?? 100;
@@ -36,7 +37,9 @@ export class PtySession {
     this.proc.stdout.on("data", (chunk: Buffer) => {
       // Ink wraps each frame in a synchronized update (DEC mode 2026): a screen read between its
       // start and end would see half a frame.
-      const text = chunk.toString("latin1");
+      // A marker can be split between two reads of the terminal: look at the end of the last one too.
+      const text = this.tail + chunk.toString("latin1");
+      this.tail = text.slice(-SYNC_BEGIN.length);
       const begin = text.lastIndexOf(SYNC_BEGIN);
       const end = text.lastIndexOf(SYNC_END);
       if (begin > end) this.midFrame = true;
@@ -67,7 +70,7 @@ export class PtySession {
   }
 
   /** Wait until the screen satisfies `test` (a substring or a predicate); fails with the screen. */
-  async waitFor(test: string | ((screen: string) => boolean), timeoutMs = 15_000): Promise<string> {
+  async waitFor(test: string | ((screen: string) => boolean), timeoutMs = 30_000): Promise<string> {
     const ok = typeof test === "string" ? (s: string) => s.includes(test) : test;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
