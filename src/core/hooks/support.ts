@@ -4,30 +4,14 @@
  * warnings (implicit targets), `kanon hooks`, `status` and the docs all use it.
  */
 
-import type { HookEntry } from "../../source/model.js";
-import type { AgentManifest, Gate } from "../manifest.js";
-import type { Scope } from "../types.js";
-import { isNativeList, type Matcher, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
+import type { HookEntry } from "../../model/config.js";
+import type { AgentManifest, Gate, NativeHook } from "../../model/manifest.js";
+import type { Scope } from "../../model/types.js";
+import { isNativeList, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
 import { commandLine } from "./quote.js";
 import { NEUTRAL_TOOLS, neutralEvent } from "./vocabulary.js";
 
 export type Outcome = "as-written" | "translated" | "omitted";
-
-/** A hook as the agent will run it: native event name, translated matcher and handler. */
-export interface NativeHook {
-  name: string;
-  neutralEvent: string;
-  event: string;
-  /** Matcher text for agents that read one (absent = match all). */
-  matcherText?: string;
-  /** The same matcher as data, for agents whose runtime kanon generates. */
-  matcher: Matcher;
-  type?: string;
-  command?: string;
-  args?: string[];
-  timeout?: number;
-  async?: boolean;
-}
 
 export interface HookDecision {
   hook: HookEntry;
