@@ -1,6 +1,6 @@
 /** `kanon ui`: checks that run before the terminal UI (and Ink) are loaded. */
 import { selectAgents } from "../../agents/index.js";
-import { KanonError } from "../../core/types.js";
+import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
 
 export async function uiCommand(

@@ -60,7 +60,7 @@ export async function runUi(flags: GlobalFlags, options: UiOptions, io: Io): Pro
 }
 
 /** Ink's key description → the model's key names; pasted or quickly typed text is one key per character. */
-export function keyNames(input: string, key: InkKey): Key[] {
+function keyNames(input: string, key: InkKey): Key[] {
   const name = keyName(input, key);
   return name === input && [...input].length > 1 ? [...input] : [name];
 }

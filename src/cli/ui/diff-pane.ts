@@ -22,7 +22,7 @@ export const MAX_LINES = 5000;
  * Differing lines (old × new, after the common head and tail are set aside) above which the pane does
  * not diff. The diff itself is bounded, but such a change is not reviewable line by line anyway.
  */
-export const MAX_CELLS = 2_000_000;
+const MAX_CELLS = 2_000_000;
 
 const isBinary = (data: Uint8Array | null) => !!data && data.subarray(0, 8000).includes(0);
 const text = (data: Uint8Array | null) => (data ? Buffer.from(data).toString("utf8") : "");

@@ -131,7 +131,7 @@ export function displayPath(path: string, userHome: string): string {
   return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
-export function matchesFilter(item: Item, filter: string, userHome: string): boolean {
+function matchesFilter(item: Item, filter: string, userHome: string): boolean {
   if (filter === "") return true;
   const f = filter.toLowerCase();
   return item.path.toLowerCase().includes(f) || displayPath(item.path, userHome).toLowerCase().includes(f);

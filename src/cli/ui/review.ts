@@ -5,7 +5,7 @@
  */
 import { Writable } from "node:stream";
 import { AGENTS, selectAgents } from "../../agents/index.js";
-import { KanonError } from "../../core/types.js";
+import { KanonError } from "../../model/types.js";
 import { applyChanges } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
 import type { GlobalFlags, Io } from "../context.js";

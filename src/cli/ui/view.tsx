@@ -17,10 +17,10 @@ import {
   visibleItems,
 } from "./model.js";
 
-export const MIN_WIDTH = 60;
-export const MIN_HEIGHT = 16;
+const MIN_WIDTH = 60;
+const MIN_HEIGHT = 16;
 
-export interface Layout {
+interface Layout {
   leftWidth: number;
   rightWidth: number;
   /** Rows of the change list and of the diff pane (inside their borders and titles). */
