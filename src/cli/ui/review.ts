@@ -5,9 +5,9 @@
  */
 import { Writable } from "node:stream";
 import { AGENTS, selectAgents } from "../../agents/index.js";
-import { KanonError } from "../../model/types.js";
 import { applyChanges } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
+import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
 import { loadPlan } from "../pipeline.js";
 import type { DiffSource } from "./diff-pane.js";
