@@ -3,8 +3,8 @@
 // is still to be created, so the change list is as long as it gets. Measures the time to the first
 // screen (the loading frame) and to the loaded change list, and for key presses the time from the
 // key to the end of the next frame Ink writes (each frame is a synchronized update, ESC[?2026h … l).
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,11 +14,17 @@ const kanon = join(root, "dist/kanon.js");
 const host = join(root, "test/support/pty-host.py");
 const FRAME_END = "\u001b[?2026l";
 const RUNS = Number(process.env.BENCH_RUNS || 5);
+const TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
 
 function session(home, dest) {
   const t0 = performance.now();
   const p = spawn("python3", [host, "120", "40", process.execPath, kanon, "--home", home, "ui"], {
     env: { PATH: process.env.PATH, HOME: dest, TERM: "xterm-256color" },
+  });
+  let pid = 0;
+  p.stderr.on("data", (d) => {
+    const m = /pid (\d+)/.exec(d.toString());
+    if (m) pid = Number(m[1]);
   });
   let text = "";
   let frames = 0;
@@ -47,6 +53,11 @@ function session(home, dest) {
     t0,
     until,
     has: (needle) => text.includes(needle),
+    /** CPU time (user + system) the kanon process has used so far, in ms (Linux /proc). */
+    cpu: () => {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+    },
     matches: (re) => re.test(text),
     frames: () => frames,
     send: (keys) => p.stdin.write(keys),
@@ -72,6 +83,7 @@ export async function benchUi(home) {
   const first = [];
   const loaded = [];
   const keys = { move: [], toggle: [], filter: [], scroll: [] };
+  const cpuPerKey = [];
   try {
     for (let i = 0; i < RUNS; i++) {
       const dest = join(work, `dest-${i}`);
@@ -81,14 +93,22 @@ export async function benchUi(home) {
       first.push(performance.now() - s.t0);
       await s.until(() => s.matches(/Apply Changes \([1-9]\d* changed/));
       loaded.push(performance.now() - s.t0);
-      for (let k = 0; k < 10; k++) keys.move.push(await keyLatency(s, "\u001b[B"));
-      for (let k = 0; k < 4; k++) keys.toggle.push(await keyLatency(s, " "));
-      keys.filter.push(await keyLatency(s, "/"));
+      const cpuBefore = s.cpu();
+      let presses = 0;
+      const press = async (bucket, key) => {
+        presses++;
+        const ms = await keyLatency(s, key);
+        bucket?.push(ms);
+      };
+      for (let k = 0; k < 10; k++) await press(keys.move, "\u001b[B");
+      for (let k = 0; k < 4; k++) await press(keys.toggle, " ");
+      await press(keys.filter, "/");
       // The Codex config.toml (200 servers) has a diff long enough to scroll.
-      for (const c of "config.toml") keys.filter.push(await keyLatency(s, c));
-      await keyLatency(s, "\r");
-      await keyLatency(s, "\t");
-      for (let k = 0; k < 5; k++) keys.scroll.push(await keyLatency(s, "j"));
+      for (const c of "config.toml") await press(keys.filter, c);
+      await press(null, "\r");
+      await press(null, "\t");
+      for (let k = 0; k < 5; k++) await press(keys.scroll, "j");
+      cpuPerKey.push((s.cpu() - cpuBefore) / presses);
       s.send("q");
       await s.exited;
     }
@@ -98,6 +118,7 @@ export async function benchUi(home) {
   return {
     first: median(first),
     loaded: median(loaded),
+    cpuPerKey: median(cpuPerKey),
     keys: Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, { median: median(v), max: max(v) }])),
   };
 }

@@ -155,6 +155,7 @@ try {
   const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
   console.log(`${"large: ui first screen".padEnd(40)} ${ms(ui.first)}`);
   console.log(`${"large: ui change list loaded".padEnd(40)} ${ms(ui.loaded)}`);
+  console.log(`${"large: ui CPU per key press".padEnd(40)} ${ms(ui.cpuPerKey)}`);
   for (const [name, k] of Object.entries(ui.keys)) {
     console.log(
       `${`large: ui key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,

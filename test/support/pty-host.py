@@ -8,6 +8,9 @@ if pid == 0:
     fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     os.execvp(argv[0], argv)
 
+# The command's pid on stderr, for tools that measure it (scripts/bench-ui.mjs).
+sys.stderr.write("pid %d\n" % pid)
+sys.stderr.flush()
 inputs = [master, 0]
 while True:
     ready, _, _ = select.select(inputs, [], [])

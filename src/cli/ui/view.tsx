@@ -72,7 +72,7 @@ export function Screen(props: ScreenProps) {
         <Box flexDirection="row" height={l.bodyHeight}>
           <Box flexDirection="column" width={l.leftWidth}>
             <AgentsPanel {...props} />
-            <SourcePanel {...props} />
+            <SourcePanel {...props} layout={l} />
           </Box>
           <Box flexDirection="column" width={l.rightWidth}>
             <ChangeList {...props} layout={l} />
@@ -96,6 +96,8 @@ function Panel(props: {
   colors: boolean;
   height?: number;
   flexGrow?: number;
+  /** Clip what does not fit; costly on every frame, so only for content of unknown height. */
+  clip?: boolean;
   children: React.ReactNode;
 }) {
   return (
@@ -104,7 +106,7 @@ function Panel(props: {
       borderStyle="round"
       borderColor={props.focused ? paint(props, "cyan") : paint(props, "gray")}
       paddingX={1}
-      overflow="hidden"
+      {...(props.clip ? { overflow: "hidden" as const } : {})}
       {...(props.height !== undefined ? { height: props.height } : {})}
       {...(props.flexGrow !== undefined ? { flexGrow: props.flexGrow } : {})}
     >
@@ -132,9 +134,17 @@ function AgentsPanel(props: ScreenProps) {
   );
 }
 
-function SourcePanel(props: ScreenProps) {
+function SourcePanel(props: ScreenProps & { layout: Layout }) {
   const s = props.state.source;
-  const lines = s.kind === "dirty" ? s.short.split("\n").filter((l) => l.trim() !== "") : ([] as string[]);
+  // The rows left under the agents panel, its border and title, and the state line.
+  const room = props.layout.bodyHeight - (props.state.agents.length + 4) - 4;
+  const lines =
+    s.kind === "dirty"
+      ? s.short
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .slice(0, Math.max(0, room))
+      : [];
   return (
     <Panel title="Source" focused={false} colors={props.colors} flexGrow={1}>
       {s.kind === "loading" && <Text dimColor>loading…</Text>}
@@ -185,7 +195,13 @@ function ChangeList(props: ScreenProps & { layout: Layout }) {
       );
     });
   return (
-    <Panel title={title} focused={state.focus === "changes"} colors={props.colors} height={rows + 3}>
+    <Panel
+      title={title}
+      focused={state.focus === "changes"}
+      colors={props.colors}
+      height={rows + 3}
+      clip={state.phase === "error"}
+    >
       {body}
     </Panel>
   );
