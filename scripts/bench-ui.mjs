@@ -84,6 +84,8 @@ export async function benchUi(home) {
   const loaded = [];
   const keys = { move: [], toggle: [], filter: [], scroll: [] };
   const cpuPerKey = [];
+  const firstCpu = [];
+  const loadedCpu = [];
   try {
     for (let i = 0; i < RUNS; i++) {
       const dest = join(work, `dest-${i}`);
@@ -91,8 +93,10 @@ export async function benchUi(home) {
       const s = session(home, dest);
       await s.until(() => s.has("Mode / Agents"));
       first.push(performance.now() - s.t0);
+      firstCpu.push(s.cpu());
       await s.until(() => s.matches(/Apply Changes \([1-9]\d* changed/));
       loaded.push(performance.now() - s.t0);
+      loadedCpu.push(s.cpu());
       const cpuBefore = s.cpu();
       let presses = 0;
       const press = async (bucket, key) => {
@@ -119,6 +123,8 @@ export async function benchUi(home) {
     first: median(first),
     loaded: median(loaded),
     cpuPerKey: median(cpuPerKey),
+    firstCpu: median(firstCpu),
+    loadedCpu: median(loadedCpu),
     keys: Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, { median: median(v), max: max(v) }])),
   };
 }

@@ -62,8 +62,19 @@ export async function runUi(flags: GlobalFlags, options: UiOptions, io: Io): Pro
 /** Ink's key description → the model's key names; pasted or quickly typed text is one key per character. */
 function keyNames(input: string, key: InkKey): Key[] {
   const name = keyName(input, key);
-  return name === input && [...input].length > 1 ? [...input] : [name];
+  return name === input && [...input].length > 1 ? [...input].map((c) => CONTROL[c] ?? c) : [name];
 }
+
+/** Control characters inside pasted or quickly typed text. */
+const CONTROL: Record<string, Key> = {
+  "\r": "enter",
+  "\n": "enter",
+  "\t": "tab",
+  "\u001b": "esc",
+  "\u007f": "backspace",
+  "\b": "backspace",
+  "\u0003": "ctrl+c",
+};
 
 function keyName(input: string, key: InkKey): Key {
   if (key.ctrl && input === "c") return "ctrl+c";
@@ -172,12 +183,17 @@ export class Session {
         return;
       case "apply":
         try {
-          const count = await this.reviewers[effect.mode].apply(
+          const r = await this.reviewers[effect.mode].apply(
             this.review?.changes ?? [],
             effect.paths,
             effect.dryRun,
           );
-          this.dispatch({ type: "applied", count, dryRun: effect.dryRun });
+          this.dispatch({
+            type: "applied",
+            count: r.count,
+            dryRun: effect.dryRun,
+            ...(r.note ? { note: r.note } : {}),
+          });
         } catch (e) {
           this.dispatch({ type: "failed", message: (e as Error).message });
         }

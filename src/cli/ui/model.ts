@@ -72,7 +72,7 @@ export type Event =
   | { type: "key"; key: Key }
   | { type: "loaded"; mode: Mode; items: Item[]; agents: AgentRow[]; status?: string }
   | { type: "source"; source: SourceState }
-  | { type: "applied"; count: number; dryRun: boolean }
+  | { type: "applied"; count: number; dryRun: boolean; note?: string }
   | { type: "git-done"; op: "pull" | "push"; output: string }
   | { type: "git-failed"; message: string }
   | { type: "failed"; message: string };
@@ -190,7 +190,8 @@ export function update(state: State, event: Event, ctx: Context): [State, Effect
       if (event.dryRun) {
         return [{ ...state, phase: "ready", status: `DRY-RUN: would ${verb} ${event.count} change(s).` }, []];
       }
-      const status = `${state.mode === "apply" ? "Applied" : "Imported"} ${event.count} change(s).`;
+      const done = `${state.mode === "apply" ? "Applied" : "Imported"} ${event.count} change(s).`;
+      const status = event.note ? `${done} ${event.note}` : done;
       return [
         { ...state, phase: "loading", status },
         [{ type: "load", mode: state.mode, status }, { type: "source" }],

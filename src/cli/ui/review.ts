@@ -28,10 +28,16 @@ export interface Review {
   warnings: string[];
 }
 
+export interface Applied {
+  count: number;
+  /** What else the user should know: backups saved. */
+  note?: string;
+}
+
 export interface Reviewer {
   load(): Promise<Review>;
-  /** Plan again, check the selection against `reviewed`, write it (unless dry-run); the count applied. */
-  apply(reviewed: readonly Reviewed[], paths: readonly string[], dryRun: boolean): Promise<number>;
+  /** Plan again, check the selection against `reviewed`, write it (unless dry-run). */
+  apply(reviewed: readonly Reviewed[], paths: readonly string[], dryRun: boolean): Promise<Applied>;
 }
 
 export function itemOf(r: Reviewed): Item {
@@ -139,7 +145,7 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
       const fresh = await plan();
       const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
       if (!dryRun) applyChanges(selected.map((s) => s.change));
-      return selected.length;
+      return { count: selected.length };
     },
   };
 }

@@ -194,6 +194,16 @@ describe("apply", () => {
     expect(reloaded).toMatchObject({ phase: "ready", status: "Applied 3 change(s)." });
   });
 
+  it("adds what the apply has to say (backups saved) to the count", () => {
+    const [done] = run(ready(), "a", {
+      type: "applied",
+      count: 2,
+      dryRun: false,
+      note: "Saved 1 backup(s).",
+    });
+    expect(done.status).toBe("Applied 2 change(s). Saved 1 backup(s).");
+  });
+
   it("in dry-run checks without writing and stays ready", () => {
     const [busy, effects] = run(ready(), "t", "a");
     expect(busy.status).toBe("Checking dry run…");
