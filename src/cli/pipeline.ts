@@ -51,7 +51,13 @@ export async function loadValidated(
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
   const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env);
-  if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
+  if (validation.errors.length > 0) {
+    // Again, now saying where in kanon.yaml each error is (parsing for positions costs time).
+    const { locator } = await import("../source/decode-positional.js");
+    const locate = locator(loaded.text, loaded.label);
+    const located = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, locate);
+    throw new KanonError(located.errors.join("\n"));
+  }
   const lock = await loadLock(paths.home);
   return { paths, scope, agents, loaded, validation, lock };
 }

@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { decideHook, type HookDecision, omissionError, omissionWarning } from "../core/hooks/support.js";
 import type { KanonConfig } from "../model/config.js";
-import { envRefs } from "../model/env.js";
+import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
@@ -23,50 +23,68 @@ export interface Validation {
   decisions: HookDecision[];
 }
 
+/** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode-positional.ts). */
+export type Locate = (path: readonly (string | number)[]) => string;
+
+/**
+ * With `locate`, each error about a value in kanon.yaml starts with where it is; the pipeline runs
+ * validation again with it when there are errors, so that a valid home never parses twice.
+ */
 export async function validateConfig(
   config: KanonConfig,
   paths: Paths,
   agents: readonly Agent[],
   scope: Scope["kind"],
   env: NodeJS.ProcessEnv,
+  locate?: Locate,
 ): Promise<Validation> {
+  const at = (...path: (string | number)[]) => (locate ? `${locate(path)}: ` : "");
   const errors: string[] = [];
   const warnings: string[] = [];
   const targetNames = new Set(["all", ...agents.map((a) => a.manifest.id)]);
-  const badTargets = (targets: string[] | undefined) => (targets ?? []).filter((t) => !targetNames.has(t));
+  /** Indexes of the targets that name no agent. */
+  const badTargets = (targets: string[] | undefined) =>
+    (targets ?? []).flatMap((t, i) => (targetNames.has(t) ? [] : [i]));
 
-  if (config.version !== 1) errors.push(`unsupported version ${config.version}`);
+  if (config.version !== 1) errors.push(`${at("version")}unsupported version ${config.version}`);
 
-  for (const rel of config.instructions.files) {
+  config.instructions.files.forEach((rel, i) => {
+    const where = at("instructions", "files", i);
     if (!rel.trim()) {
-      errors.push("instruction path cannot be empty");
-      continue;
+      errors.push(`${where}instruction path cannot be empty`);
+      return;
     }
     const abs = resolveHomePath(rel, paths.home, paths.userHome);
     try {
       statSync(abs);
     } catch (e) {
-      errors.push(`instruction "${rel}": ${statError(abs, e)}`);
+      errors.push(`${where}instruction "${rel}": ${statError(abs, e)}`);
     }
-  }
+  });
 
   // Skills in config order, git providers and local entries interleaved as in the Go original.
   const agentIds = agents.map((a) => a.manifest.id);
   const providerNames = new Set<string>();
-  for (const skill of config.skills) {
+  for (const [i, skill] of config.skills.entries()) {
     if (skill.enabled === false) continue;
+    const where = at("skills", i);
     if (skill.git) {
-      errors.push(...gitSkillEntryErrors(skill, env, providerNames, agentIds));
+      errors.push(...gitSkillEntryErrors(skill, env, providerNames, agentIds).map((e) => where + e));
       continue;
     }
     const name = (skill.name ?? "").trim();
     if (!name) {
-      errors.push("skill name cannot be empty");
+      errors.push(`${where}skill name cannot be empty`);
       continue;
     }
-    if (skill.include) errors.push(`skill "${name}" cannot use include without git`);
-    if (skill.exclude) errors.push(`skill "${name}" cannot use exclude without git`);
-    for (const t of badTargets(skill.targets)) errors.push(`skill "${name}" has unsupported target "${t}"`);
+    if (skill.include)
+      errors.push(`${at("skills", i, "include")}skill "${name}" cannot use include without git`);
+    if (skill.exclude)
+      errors.push(`${at("skills", i, "exclude")}skill "${name}" cannot use exclude without git`);
+    for (const t of badTargets(skill.targets))
+      errors.push(
+        `${at("skills", i, "targets", t)}skill "${name}" has unsupported target "${skill.targets![t]}"`,
+      );
     const dir = skill.path
       ? resolveHomePath(skill.path, paths.home, paths.userHome)
       : join(paths.home, "skills", name);
@@ -74,36 +92,43 @@ export async function validateConfig(
     try {
       statSync(skillMd);
     } catch (e) {
-      errors.push(`skill "${name}": ${statError(skillMd, e)}`);
+      errors.push(`${where}skill "${name}": ${statError(skillMd, e)}`);
     }
   }
 
   const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [name, server] of servers) {
     if (server.enabled === false) continue;
+    const where = at("mcp", "servers", name);
     if (!name.trim()) {
-      errors.push("mcp server name cannot be empty");
+      errors.push(`${where}mcp server name cannot be empty`);
       continue;
     }
     for (const t of badTargets(server.targets))
-      errors.push(`mcp server "${name}" has unsupported target "${t}"`);
-    if (!server.url && !server.command) errors.push(`mcp server "${name}" requires url or command`);
+      errors.push(
+        `${at("mcp", "servers", name, "targets", t)}mcp server "${name}" has unsupported target "${server.targets![t]}"`,
+      );
+    if (!server.url && !server.command) errors.push(`${where}mcp server "${name}" requires url or command`);
   }
 
   const decisions: HookDecision[] = [];
   config.hooks.forEach((hook, index) => {
+    const where = at("hooks", index);
     if (!hook.name.trim()) {
-      errors.push("hook name cannot be empty");
+      errors.push(`${where}hook name cannot be empty`);
       return;
     }
     const bad = badTargets(hook.targets);
-    for (const t of bad) errors.push(`hook "${hook.name}" has unsupported target "${t}"`);
+    for (const t of bad)
+      errors.push(
+        `${at("hooks", index, "targets", t)}hook "${hook.name}" has unsupported target "${hook.targets![t]}"`,
+      );
     if (bad.length > 0) return;
     for (const agent of agents) {
       const d = decideHook(hook, index, agent.manifest, scope);
       if (!d) continue;
       decisions.push(d);
-      if (d.outcome === "omitted" && d.explicit) errors.push(omissionError(d));
+      if (d.outcome === "omitted" && d.explicit) errors.push(where + omissionError(d));
     }
   });
 
@@ -123,7 +148,7 @@ function unsetEnvWarnings(config: KanonConfig, env: NodeJS.ProcessEnv): string[]
   const check = (label: string, value: string | undefined) => {
     if (!value || value === "${REVIEW_SECRET}") return;
     for (const ref of envRefs(value)) {
-      if (ref.fallback === undefined && !env[ref.name]) {
+      if (ref.fallback === undefined && !envValue(env, ref.name)) {
         out.push(`${label} references unset environment variable ${ref.name}`);
       }
     }

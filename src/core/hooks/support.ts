@@ -75,14 +75,17 @@ export function decideHook(
 
   if (!caps.file[scope]) return omit(`hooks in ${scope} scope`);
 
-  const support = caps.events[event];
+  // Own properties only: an event or type named "toString" must not find Object.prototype.
+  const support = Object.hasOwn(caps.events, event) ? caps.events[event] : undefined;
   if (!support) {
     if (!caps.passThrough) return omit(`event ${JSON.stringify(event)}`);
     d.notes.push(`${who} does not know event ${JSON.stringify(event)} and ignores it`);
   }
 
   const type = hook.type || (hook.command ? "command" : "");
-  const handler = caps.handlers[type || "command"];
+  const handler = Object.hasOwn(caps.handlers, type || "command")
+    ? caps.handlers[type || "command"]
+    : undefined;
   if (!handler && !caps.passThrough) return omit(`type ${JSON.stringify(type)}`);
   if (!handler)
     d.notes.push(`${who} does not know handler type ${JSON.stringify(type)} and ignores the hook`);
