@@ -1,4 +1,5 @@
 /** `kanon ui` as a user runs it: the built binary in a pseudo-terminal, the screen read back. */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -90,14 +91,20 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
     expect(t.screen()).not.toContain("Apply Changes");
   });
 
-  it("applies exactly the selected files", async () => {
+  it("applies exactly the selected files (and sweeps an interrupted apply's temporary files)", async () => {
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    const leftover = home(`..claude.json.kanon-${dead}-0123456789ab.tmp`);
+    writeFileSync(leftover, '{"token": "t"}\n');
     const t = start();
     await t.waitFor(LOADED);
     t.send(" "); // ~/.claude.json off
     t.send(`${KEYS.down}${KEYS.down}x`); // ~/.codex/AGENTS.md off
     await t.waitFor("4 selected");
     t.send("a");
-    const done = await t.waitFor("Applied 4 change(s).");
+    const done = await t.waitFor(
+      "Applied 4 change(s). Removed 1 temporary file(s) left by an interrupted apply.",
+    );
+    expect(existsSync(leftover)).toBe(false);
     await t.waitFor("Apply Changes (2 changed · 0 conflict · 2 selected)");
     expect(done).toBeDefined();
     expect(ALL.filter((f) => existsSync(home(f)))).toEqual([

@@ -5,7 +5,7 @@
  */
 import { Writable } from "node:stream";
 import { AGENTS, selectAgents } from "../../agents/index.js";
-import { applyChanges } from "../../destination/apply.js";
+import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
 import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
@@ -134,7 +134,7 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
   const plan = async () => {
     const q = quietIo(io);
     const p = await loadPlan(flags, q.io);
-    return { changes: p.plan.changes.map(reviewedOf), warnings: q.warnings() };
+    return { files: p.files, changes: p.plan.changes.map(reviewedOf), warnings: q.warnings() };
   };
   return {
     async load() {
@@ -144,8 +144,16 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
     async apply(reviewed, paths, dryRun) {
       const fresh = await plan();
       const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
-      if (!dryRun) applyChanges(selected.map((s) => s.change));
-      return { count: selected.length };
+      if (dryRun) return { count: selected.length };
+      // As `kanon apply` does: temporary files of an interrupted apply go when this one writes.
+      const removed = removeLeftovers(destinationDirs(fresh.files));
+      applyChanges(selected.map((s) => s.change));
+      return {
+        count: selected.length,
+        ...(removed > 0
+          ? { note: `Removed ${removed} temporary file(s) left by an interrupted apply.` }
+          : {}),
+      };
     },
   };
 }
