@@ -3,12 +3,12 @@
  * model events and runs the model's effects (plan, apply, git). Loaded only by `kanon ui`, so Ink and
  * React stay out of every other command's start-up.
  */
-import { execFile } from "node:child_process";
+import { Writable } from "node:stream";
 import ansiEscapes from "ansi-escapes";
 import { type Key as InkKey, render, useApp, useInput, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
-import { gitStatus } from "../commands/status.js";
 import type { GlobalFlags, Io } from "../context.js";
+import { branchState, git } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
 import { type PaneLine, paneLines } from "./diff-pane.js";
 import {
@@ -43,7 +43,7 @@ export async function runUi(flags: GlobalFlags, options: UiOptions, io: Io): Pro
   });
   stdout.write(ansiEscapes.enterAlternativeScreen);
   try {
-    const session = new Session(initial, reviewers, home, io.env, {
+    const session = new Session(initial, reviewers, home, quietGitIo(io), {
       width: stdout.columns || 80,
       height: stdout.rows || 24,
     });
@@ -104,7 +104,8 @@ export class Session {
     initial: State,
     private readonly reviewers: Record<Mode, Reviewer>,
     private readonly home: string,
-    private readonly env: NodeJS.ProcessEnv,
+    /** For git: its stderr is not the terminal, so git never prompts over the screen. */
+    private readonly io: Io,
     size: { width: number; height: number },
   ) {
     this.state = initial;
@@ -200,19 +201,19 @@ export class Session {
         return;
       case "git": {
         const args = effect.op === "pull" ? ["pull", "--ff-only"] : ["push"];
-        const r = await git(this.home, args, this.env);
+        const r = await git(["-C", this.home, ...args], { io: this.io });
         this.dispatch(
-          r.ok
+          r.failure === null
             ? { type: "git-done", op: effect.op, output: r.output }
             : {
                 type: "git-failed",
-                message: `git [${args.join(" ")}]: ${r.error}${r.first ? `: ${r.first}` : ""}`,
+                message: `git [${args.join(" ")}]: ${r.failure}${firstLine(r.output) ? `: ${firstLine(r.output)}` : ""}`,
               },
         );
         return;
       }
       case "source":
-        this.dispatch({ type: "source", source: await sourceState(this.home, this.env) });
+        this.dispatch({ type: "source", source: await sourceState(this.home, this.io) });
         return;
     }
   }
@@ -244,32 +245,23 @@ function App(props: { session: Session; colors: boolean }) {
   return <Screen state={state} width={width} height={height} colors={props.colors} diff={session.diff} />;
 }
 
-async function sourceState(home: string, env: NodeJS.ProcessEnv): Promise<SourceState> {
-  const s = await gitStatus(home, env);
+async function sourceState(home: string, io: Io): Promise<SourceState> {
+  const s = await branchState(home, io);
   if ("error" in s) return { kind: "unavailable" };
-  return s.clean ? { kind: "clean" } : { kind: "dirty", short: s.short };
+  return s.changes.length === 0 ? { kind: "clean" } : { kind: "dirty", short: s.changes.join("\n") };
 }
 
-type GitResult = { ok: true; output: string } | { ok: false; error: string; first: string };
+function firstLine(output: string): string {
+  return (
+    output
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l !== "") ?? ""
+  );
+}
 
-/** git with its output captured (it would draw over the screen); never prompts for credentials. */
-function git(home: string, args: string[], env: NodeJS.ProcessEnv): Promise<GitResult> {
-  return new Promise((resolve) => {
-    execFile(
-      "git",
-      ["-C", home, ...args],
-      { env: { ...env, GIT_TERMINAL_PROMPT: "0" } },
-      (err, stdout, stderr) => {
-        const output = `${stdout}\n${stderr}`;
-        if (!err) return resolve({ ok: true, output });
-        const code = (err as { code?: unknown }).code;
-        const first =
-          output
-            .split("\n")
-            .map((l) => l.trim())
-            .find((l) => l !== "") ?? "";
-        resolve({ ok: false, error: typeof code === "number" ? `exit status ${code}` : err.message, first });
-      },
-    );
-  });
+/** The Io git runs with: output captured, never a terminal (no prompts drawn over the screen). */
+function quietGitIo(io: Io): Io {
+  const stderr = new Writable({ write: (_c, _e, done) => done() });
+  return { ...io, stderr };
 }
