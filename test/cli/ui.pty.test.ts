@@ -1,6 +1,6 @@
 /** `kanon ui` as a user runs it: the built binary in a pseudo-terminal, the screen read back. */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Sandbox, sandbox } from "../support/cli.js";
@@ -139,6 +139,41 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
     expect(reloaded).toContain("-written by hand meanwhile");
     t.send("q");
     expect(await t.exited).toBe(0);
+  });
+
+  it("backs up a hand-edited ! row, records only what it wrote, and kanon undo undoes it", async () => {
+    mkdirSync(join(kh, "skills/old"), { recursive: true });
+    writeFileSync(join(kh, "skills/old/SKILL.md"), "---\nname: old\n---\n");
+    const claude = (...args: string[]) => s.run(["--home", kh, "--agent", "claude", ...args]);
+    expect(claude("apply", "--yes").status).toBe(0);
+    const skill = home(".claude/skills/old/SKILL.md");
+    expect(existsSync(skill)).toBe(true);
+    rmSync(join(kh, "skills"), { recursive: true });
+    writeFileSync(join(kh, "instructions/shared.md"), "Shared rules v2\n");
+    writeFileSync(home(".claude/CLAUDE.md"), "Shared rules\nmy note\n");
+
+    const t = new PtySession(["--home", kh, "--agent", "claude", "ui"], { cwd: s.work, env: env() });
+    ui = t;
+    const screen = await t.waitFor("Apply Changes (2 changed · 0 conflict · 2 selected)");
+    expect(screen).toContain("> [x] ! ~/.claude/CLAUDE.md");
+    expect(screen).toContain("[x] D ~/.claude/skills/old/SKILL.md");
+    expect(rightColumn(t)).toContain("changed since kanon last wrote it");
+    t.send(`${KEYS.down} `); // the deletion is left out
+    await t.waitFor("1 selected");
+    t.send("a");
+    await t.waitFor("Applied 1 change(s). Saved 1 backup(s); kanon undo restores them.");
+    // The deletion left out is still kanon's to do.
+    await t.waitFor("Apply Changes (1 changed · 0 conflict · 1 selected)");
+    expect(t.screen()).toContain("D ~/.claude/skills/old/SKILL.md");
+    t.send("q");
+    expect(await t.exited).toBe(0);
+
+    expect(readFileSync(home(".claude/CLAUDE.md"), "utf8")).toBe("Shared rules v2\n");
+    expect(existsSync(skill)).toBe(true);
+    expect(claude("diff").stdout).toContain(`DELETE ${skill} (claude)`);
+    expect(claude("undo", "--yes").status).toBe(0);
+    expect(readFileSync(home(".claude/CLAUDE.md"), "utf8")).toBe("Shared rules\nmy note\n");
+    expect(existsSync(skill)).toBe(true);
   });
 
   it("starts in dry-run with -n: applying checks and writes nothing; t turns it off", async () => {

@@ -5,7 +5,8 @@
  */
 import { Writable } from "node:stream";
 import { AGENTS, selectAgents } from "../../agents/index.js";
-import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { applyPlan, selectChanges } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
@@ -89,9 +90,14 @@ export function checkReviewed<T extends Reviewed>(
 /** A plan change as the UI reviews it (the change itself is kept to apply it). */
 type Planned = Reviewed & { change: Change };
 
+/** Why a change needs attention: it replaces or deletes content kanon did not write (backed up). */
+const ATTENTION = {
+  foreign: "not written by kanon; a backup is saved when applied",
+  edited: "changed since kanon last wrote it; a backup is saved when applied",
+};
+
 function reviewedOf(c: Change): Planned {
-  // Set by the ownership record's plan for content kanon did not write (backed up when applied).
-  const attention = (c as Change & { attention?: string }).attention;
+  const attention = c.replaces ? ATTENTION[c.replaces] : undefined;
   return {
     path: c.path,
     agent: c.file.agent,
@@ -134,7 +140,7 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
   const plan = async () => {
     const q = quietIo(io);
     const p = await loadPlan(flags, q.io);
-    return { files: p.files, changes: p.plan.changes.map(reviewedOf), warnings: q.warnings() };
+    return { p, changes: p.plan.changes.map(reviewedOf), warnings: q.warnings() };
   };
   return {
     async load() {
@@ -146,14 +152,23 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
       const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
       if (dryRun) return { count: selected.length };
       // As `kanon apply` does: temporary files of an interrupted apply go when this one writes.
-      const removed = removeLeftovers(destinationDirs(fresh.files));
-      applyChanges(selected.map((s) => s.change));
-      return {
-        count: selected.length,
-        ...(removed > 0
-          ? { note: `Removed ${removed} temporary file(s) left by an interrupted apply.` }
-          : {}),
-      };
+      const removed = removeLeftovers(destinationDirs(fresh.p.files));
+      // Through kanon apply's path (backups, record, history: `kanon undo` undoes it); the record
+      // claims only what the selection writes.
+      const { p } = fresh;
+      const { backups } = applyPlan(
+        selectChanges(
+          p.plan,
+          p.record.record,
+          selected.map((s) => s.change),
+        ),
+        p.record,
+      );
+      const notes = [
+        ...(backups.length > 0 ? [`Saved ${backups.length} backup(s); kanon undo restores them.`] : []),
+        ...(removed > 0 ? [`Removed ${removed} temporary file(s) left by an interrupted apply.`] : []),
+      ];
+      return { count: selected.length, ...(notes.length > 0 ? { note: notes.join(" ") } : {}) };
     },
   };
 }
