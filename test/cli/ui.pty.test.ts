@@ -131,11 +131,12 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
     );
     expect(ALL.filter((f) => existsSync(home(f)))).toEqual([".codex/AGENTS.md"]);
     expect(readFileSync(home(".codex/AGENTS.md"), "utf8")).toBe("written by hand meanwhile\n");
-    // Any key reloads: the file is now an update of what is on disk.
+    // Any key reloads: the file is now an update of content kanon did not write (backed up: `!`).
     t.send(" ");
-    await t.waitFor("[x] M ~/.codex/AGENTS.md");
+    await t.waitFor("[x] ! ~/.codex/AGENTS.md");
     t.send(`${KEYS.down}${KEYS.down}`);
-    const reloaded = await t.waitFor("> [x] M ~/.codex/AGENTS.md");
+    const reloaded = await t.waitFor("> [x] ! ~/.codex/AGENTS.md");
+    expect(rightColumn(t)).toContain("not written by kanon; a backup is saved when applied");
     expect(reloaded).toContain("-written by hand meanwhile");
     t.send("q");
     expect(await t.exited).toBe(0);
