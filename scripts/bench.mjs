@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchUi } from "./bench-ui.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const kanon = join(root, "dist/kanon.js");
@@ -198,13 +199,31 @@ try {
     console.log(row(`${r.label}: first apply`, r.firstApply));
     console.log(row(`${r.label}: no-op apply`, r.noopApply));
   }
+  // kanon ui on the large home with nothing applied yet: the longest change list.
+  const ui = await benchUi(large);
+  const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
+  // CPU time next to wall time: on a busy machine the wall time says more about the neighbours.
+  console.log(`${"large: ui first screen".padEnd(40)} ${ms(ui.first)} (CPU ${ui.firstCpu.toFixed(0)} ms)`);
+  console.log(
+    `${"large: ui change list loaded".padEnd(40)} ${ms(ui.loaded)} (CPU ${ui.loadedCpu.toFixed(0)} ms)`,
+  );
+  console.log(`${"large: ui CPU per key press".padEnd(40)} ${ms(ui.cpuPerKey)}`);
+  for (const [name, k] of Object.entries(ui.keys)) {
+    console.log(
+      `${`large: ui key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,
+    );
+  }
   for (const [label, r] of hostile) console.log(row(`hostile 1 MB kanon.yaml: ${label}`, r));
   const [small, big] = results;
+  const keyMedian = Math.max(...Object.values(ui.keys).map((k) => k.median));
   const budgets = [
     [`small diff ≤ 2 × node -e 0 (${(2 * bare.ms).toFixed(0)} ms)`, small.diff.ms <= 2 * bare.ms],
     ["large render + diff ≤ 1500 ms", big.render.ms + big.diff.ms <= 1500],
     ["large render/diff peak RSS ≤ 250 MB", Math.max(big.render.rss, big.diff.rss) <= 250],
     ["large no-op apply ≤ 1500 ms", big.noopApply.ms <= 1500],
+    ["large ui first screen ≤ 1500 ms", ui.first <= 1500],
+    ["large ui change list ≤ 1500 ms", ui.loaded <= 1500],
+    ["large ui key → redraw median ≤ 100 ms", keyMedian <= 100],
     ...hostile.map(([label, r]) => [`hostile 1 MB validate (${label}) ≤ 2000 ms`, r.ms <= 2000]),
   ];
   console.log("\nbudgets");

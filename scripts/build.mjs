@@ -13,7 +13,10 @@ const common = {
   format: "esm",
   minify: true,
   legalComments: "none",
-  define: { __KANON_VERSION__: JSON.stringify(pkg.version) },
+  // React's production build (its development build is large and slow).
+  define: { __KANON_VERSION__: JSON.stringify(pkg.version), "process.env.NODE_ENV": '"production"' },
+  // Ink loads React's devtools only when DEV=true is set; kanon does not ship them.
+  external: ["react-devtools-core"],
   // Some dependencies are CommonJS: give the ESM bundle a require() for Node built-ins.
   banner: {
     js: "import { createRequire as __kanonRequire } from 'node:module'; const require = __kanonRequire(import.meta.url);",
@@ -24,8 +27,8 @@ const common = {
   plugins: [rawText],
 };
 
-// Code splitting: commands and rarely needed modules (the positional YAML decoder) are separate
-// chunks that load only when used.
+// Code splitting: commands and rarely needed modules (the positional YAML decoder, the terminal UI
+// with Ink and React) are separate chunks that load only when used.
 await build({
   ...common,
   entryPoints: { kanon: "src/cli/bin.ts" },

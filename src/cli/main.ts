@@ -47,6 +47,7 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
     hooks: lazy(() => import("./commands/hooks.js")),
     lock: lazy(() => import("./commands/lock.js")),
     import: lazy(() => import("./commands/import.js")),
+    ui: lazy(() => import("./commands/ui.js")),
   };
   // A command returns its exit status when it is not 0 (`--exit-code`); errors throw.
   let status = 0;
@@ -187,6 +188,15 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
       "command",
     )
     .action(async (opts) => (await commands.import()).importCommand(flags(), opts, io));
+  example(
+    program
+      .command("ui")
+      .description("Review and apply (or import) changes one by one in an interactive terminal UI")
+      .option("-n, --dry-run", "start in dry-run mode (preview applies without writing)")
+      .option("--mode <mode>", "initial UI mode: apply or import", "apply")
+      .action(async (opts) => (await commands.ui()).uiCommand(flags(), opts, io)),
+    "kanon ui -n",
+  );
 
   const lock = example(
     program

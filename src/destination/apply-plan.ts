@@ -3,9 +3,10 @@
  * (the history entry `kanon undo` reads), write the destination, then the record.
  */
 import { rmdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { applyChanges } from "./apply.js";
-import type { Plan } from "./plan.js";
-import { recordText } from "./record.js";
+import { type Change, type Plan, symlinkTarget } from "./plan.js";
+import { type OwnershipRecord, recordText } from "./record.js";
 import {
   assertWritable,
   type Backup,
@@ -43,4 +44,60 @@ export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]
   writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...createdDirs], lastApply: id });
   pruneHistory(loaded.dir);
   return { backups };
+}
+
+/**
+ * The plan of a partial apply (`kanon ui`): only `selected` (changes of `plan`) are written, and the
+ * record claims only what they write. For a change left out, the record keeps what `previous` said
+ * of its path (nothing, for a file kanon would create): an unselected deletion stays kanon's to do
+ * later, and the directories it needs are neither removed nor forgotten.
+ */
+export function selectChanges(
+  plan: Plan,
+  previous: OwnershipRecord | null,
+  selected: readonly Change[],
+): Plan {
+  const chosen = new Set(selected);
+  const left = plan.changes.filter((c) => !chosen.has(c));
+  if (left.length === 0) return { ...plan, changes: plan.changes.filter((c) => chosen.has(c)) };
+  const record: OwnershipRecord = {
+    ...plan.record,
+    files: { ...plan.record.files },
+    entries: { ...plan.record.entries },
+    dirs: [...plan.record.dirs],
+  };
+  const keys = [
+    ...new Set([
+      ...Object.keys(record.files),
+      ...Object.keys(record.entries),
+      ...Object.keys(previous?.files ?? {}),
+      ...Object.keys(previous?.entries ?? {}),
+    ]),
+  ];
+  const known = new Set(keys);
+  const keysOf = (c: Change): string[] => {
+    const direct = [c.file.path, c.path].filter((k) => known.has(k));
+    // The record keys the rendered path; the change may be at a symlink's target.
+    return direct.length > 0 ? [...new Set(direct)] : keys.filter((k) => symlinkTarget(k) === c.path);
+  };
+  const pending: string[] = [];
+  for (const c of left) {
+    for (const k of keysOf(c)) {
+      const file = previous?.files[k];
+      if (file) record.files[k] = file;
+      else delete record.files[k];
+      const entry = previous?.entries[k];
+      if (entry) record.entries[k] = entry;
+      else delete record.entries[k];
+      if (file || entry) pending.push(k);
+    }
+    if (c.action === "delete") pending.push(c.path);
+  }
+  const needed = new Set<string>();
+  for (const p of pending)
+    for (let d = dirname(p); !needed.has(d) && dirname(d) !== d; d = dirname(d)) needed.add(d);
+  const emptyDirs = plan.emptyDirs.filter((d) => !needed.has(d));
+  const kept = (previous?.dirs ?? []).filter((d) => needed.has(d));
+  record.dirs = [...new Set([...record.dirs, ...kept])];
+  return { ...plan, changes: plan.changes.filter((c) => chosen.has(c)), record, emptyDirs };
 }

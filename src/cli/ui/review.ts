@@ -1,0 +1,181 @@
+/**
+ * What the UI reviews and applies, behind one small interface per mode: `load` plans and lists the
+ * changes, `apply` plans again and writes only the selected changes that are still exactly what was
+ * reviewed.
+ */
+import { Writable } from "node:stream";
+import { AGENTS, selectAgents } from "../../agents/index.js";
+import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { applyPlan, selectChanges } from "../../destination/apply-plan.js";
+import type { Change } from "../../destination/plan.js";
+import { KanonError } from "../../model/types.js";
+import type { GlobalFlags, Io } from "../context.js";
+import { loadPlan } from "../pipeline.js";
+import type { DiffSource } from "./diff-pane.js";
+import { type AgentRow, displayPath, type Item, type Mode } from "./model.js";
+
+/** A change as it was reviewed: what the diff pane showed, and whether it can be applied. */
+export interface Reviewed extends DiffSource {
+  agent: string;
+  attention?: string;
+  conflict?: string;
+}
+
+export interface Review {
+  mode: Mode;
+  changes: Reviewed[];
+  agents: AgentRow[];
+  /** Warnings the plan printed (kept off the screen's stderr). */
+  warnings: string[];
+}
+
+export interface Applied {
+  count: number;
+  /** What else the user should know: backups saved. */
+  note?: string;
+}
+
+export interface Reviewer {
+  load(): Promise<Review>;
+  /** Plan again, check the selection against `reviewed`, write it (unless dry-run). */
+  apply(reviewed: readonly Reviewed[], paths: readonly string[], dryRun: boolean): Promise<Applied>;
+}
+
+export function itemOf(r: Reviewed): Item {
+  return {
+    path: r.path,
+    agent: r.agent,
+    action: r.action,
+    ...(r.attention !== undefined ? { attention: r.attention } : {}),
+    ...(r.conflict !== undefined ? { conflict: r.conflict } : {}),
+  };
+}
+
+const sameBytes = (a: Uint8Array | null, b: Uint8Array | null) =>
+  a === null || b === null ? a === b : Buffer.from(a).equals(b);
+
+/**
+ * The selected changes as they are now, in selection order, if each one still matches what was
+ * reviewed (action, both sides' bytes, mode); otherwise an error naming the first one that does not.
+ */
+export function checkReviewed<T extends Reviewed>(
+  reviewed: readonly Reviewed[],
+  fresh: readonly T[],
+  paths: readonly string[],
+  userHome: string,
+): T[] {
+  const before = new Map(reviewed.map((r) => [r.path, r]));
+  const now = new Map(fresh.map((f) => [f.path, f]));
+  const out: T[] = [];
+  for (const path of paths) {
+    const fail = (why: string) => new KanonError(`${displayPath(path, userHome)}: selected file ${why}`);
+    const r = before.get(path);
+    const f = now.get(path);
+    if (!r || !f) throw fail("no longer has a pending change; reload before applying");
+    if (f.conflict !== undefined) throw fail("now has conflicts; reload before applying");
+    if (
+      r.action !== f.action ||
+      !sameBytes(r.before, f.before) ||
+      !sameBytes(r.after, f.after) ||
+      r.mode !== f.mode ||
+      r.attention !== f.attention
+    ) {
+      throw fail("changed since it was reviewed; reload before applying");
+    }
+    out.push(f);
+  }
+  return out;
+}
+
+/** A plan change as the UI reviews it (the change itself is kept to apply it). */
+type Planned = Reviewed & { change: Change };
+
+/** Why a change needs attention: it replaces or deletes content kanon did not write (backed up). */
+const ATTENTION = {
+  foreign: "not written by kanon; a backup is saved when applied",
+  edited: "changed since kanon last wrote it; a backup is saved when applied",
+};
+
+function reviewedOf(c: Change): Planned {
+  const attention = c.replaces ? ATTENTION[c.replaces] : undefined;
+  return {
+    path: c.path,
+    agent: c.file.agent,
+    action: c.action,
+    before: c.before,
+    after: c.after,
+    mode: c.mode,
+    beforeMode: c.beforeMode,
+    ...(attention !== undefined ? { attention } : {}),
+    change: c,
+  };
+}
+
+export function agentRows(flag: string): AgentRow[] {
+  const active = new Set(selectAgents(flag).map((a) => a.manifest.id));
+  return AGENTS.map((a) => ({ id: a.manifest.id, active: active.has(a.manifest.id) }));
+}
+
+/** An Io whose stderr collects the warnings instead of printing them over the screen. */
+function quietIo(io: Io): { io: Io; warnings: () => string[] } {
+  let text = "";
+  const stderr = new Writable({
+    write(chunk, _enc, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  const warnings = () => [
+    ...new Set(
+      text
+        .split("\n")
+        .filter((l) => l.startsWith("warning: "))
+        .map((l) => l.slice("warning: ".length)),
+    ),
+  ];
+  return { io: { ...io, stderr }, warnings };
+}
+
+export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
+  const plan = async () => {
+    const q = quietIo(io);
+    const p = await loadPlan(flags, q.io);
+    return { p, changes: p.plan.changes.map(reviewedOf), warnings: q.warnings() };
+  };
+  return {
+    async load() {
+      const p = await plan();
+      return { mode: "apply", changes: p.changes, agents: agentRows(flags.agent), warnings: p.warnings };
+    },
+    async apply(reviewed, paths, dryRun) {
+      const fresh = await plan();
+      const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
+      if (dryRun) return { count: selected.length };
+      // As `kanon apply` does: temporary files of an interrupted apply go when this one writes.
+      const removed = removeLeftovers(destinationDirs(fresh.p.files));
+      // Through kanon apply's path (backups, record, history: `kanon undo` undoes it); the record
+      // claims only what the selection writes.
+      const { p } = fresh;
+      const { backups } = applyPlan(
+        selectChanges(
+          p.plan,
+          p.record.record,
+          selected.map((s) => s.change),
+        ),
+        p.record,
+      );
+      const notes = [
+        ...(backups.length > 0 ? [`Saved ${backups.length} backup(s); kanon undo restores them.`] : []),
+        ...(removed > 0 ? [`Removed ${removed} temporary file(s) left by an interrupted apply.`] : []),
+      ];
+      return { count: selected.length, ...(notes.length > 0 ? { note: notes.join(" ") } : {}) };
+    },
+  };
+}
+
+/** Import mode reviews `kanon import`'s plan; this build has no import yet. */
+export function importReviewer(): Reviewer {
+  const missing = () =>
+    Promise.reject(new KanonError("import mode needs `kanon import`, which this build does not have yet"));
+  return { load: missing, apply: missing };
+}
