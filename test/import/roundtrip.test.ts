@@ -21,6 +21,10 @@ import { loadConfig, resolvePaths } from "../../src/source/load.js";
 import { loadSource } from "../../src/source/source.js";
 import { validateConfig } from "../../src/source/validate.js";
 
+// Import reads the agents a home renders for by default (Kimi Code and Gemini CLI are not importable yet).
+const HOME_AGENTS = AGENTS.filter((a) => a.manifest.defaultOn);
+const HOME_IDS = HOME_AGENTS.map((a) => a.manifest.id);
+
 const base = mkdtempSync(join(tmpdir(), "kanon-roundtrip-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 const env = { HOME: base };
@@ -28,11 +32,11 @@ const env = { HOME: base };
 async function render(home: string, scope: Scope): Promise<TargetFile[] | null> {
   const paths = resolvePaths({ home }, env, scope.userHome, base);
   const loaded = await loadConfig(paths, AGENT_IDS);
-  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, env);
+  const validation = await validateConfig(loaded.config, paths, HOME_AGENTS, scope.kind, env);
   if (validation.errors.length > 0) return null;
   const source = await loadSource(loaded.config, paths, { lock: null, env });
   try {
-    return renderAll({ source, scope, agents: AGENTS, decisions: validation.decisions });
+    return renderAll({ source, scope, agents: HOME_AGENTS, decisions: validation.decisions });
   } catch (e) {
     // e.g. project AGENTS.md with different text for Codex and OpenCode: not a valid home.
     if (e instanceof KanonError) return null;
@@ -57,7 +61,7 @@ function writeHome(dir: string, home: Home): void {
   writeFileSync(join(dir, "kanon.yaml"), configYaml(home.config));
 }
 
-const targets = fc.option(fc.subarray([...AGENT_IDS], { minLength: 1 }), { nil: undefined });
+const targets = fc.option(fc.subarray([...HOME_IDS], { minLength: 1 }), { nil: undefined });
 const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
 const value = fc.oneof(
   fc.string({ maxLength: 12 }),
@@ -216,8 +220,8 @@ async function roundTrip(home: Home, project: boolean): Promise<void> {
   applyChanges((await planChanges(before!)).changes);
 
   const imported = await importMachine({
-    agents: AGENTS,
-    allAgents: AGENT_IDS,
+    agents: HOME_AGENTS,
+    allAgents: HOME_IDS,
     scope,
     instructionPolicy: "per-agent",
     secretPolicy: "keep",

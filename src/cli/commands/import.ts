@@ -30,7 +30,8 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   const paths = pathsOf(flags, io);
   const imported = await importMachine({
     agents: selectAgents(flags.agent),
-    allAgents: AGENT_IDS,
+    // "Every agent" (no targets) means the agents a home without an `agents:` list renders for.
+    allAgents: selectAgents("all").map((a) => a.manifest.id),
     scope: scopeOf(flags, io),
     instructionPolicy: opts.instructionPolicy,
     secretPolicy: opts.secretPolicy,

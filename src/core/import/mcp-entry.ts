@@ -43,6 +43,8 @@ export function readMcpShape(agent: string, name: string, entry: unknown, shape:
         if (typeof v === "string") s[key] = v;
         else wrong(key, "a string");
         break;
+      // Codex reads default_tools_approval_mode; the Go original wrote default_tool_approval.
+      case "default_tools_approval_mode":
       case "default_tool_approval":
         if (typeof v === "string") s.default_approval = v;
         else wrong(key, "a string");
@@ -115,6 +117,12 @@ function readTools(v: unknown): Record<string, McpTool> | null {
       if (x === undefined) continue;
       if (typeof x !== "string") return null;
       if (x !== "") entry[field] = x;
+    }
+    // The key Codex reads (tools.<t>.approval_mode) comes back as the neutral approval.
+    const mode = t.approval_mode;
+    if (mode !== undefined) {
+      if (typeof mode !== "string") return null;
+      if (mode !== "") entry.approval = mode;
     }
     out[tool] = entry;
   }
