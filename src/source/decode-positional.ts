@@ -4,6 +4,7 @@
  * must not pass silently). decode.ts uses it whenever its fast path finds anything to report.
  */
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { closest } from "./did-you-mean.js";
 import type { SourcePosition } from "./model.js";
 import type { Schema } from "./schema.js";
 
@@ -76,6 +77,8 @@ export function decodePositional(text: string, file: string, schema: Schema): De
         }
         return fail("true or false");
       }
+      case "any":
+        return node.toJSON(doc);
       case "array": {
         if (!isSeq(node)) return fail("a list");
         return node.items.map((item, i) => decode(item as Node, s.items, `${path}[${i}]`));
@@ -128,37 +131,11 @@ function zero(s: Schema): unknown {
       return 0;
     case "bool":
       return false;
+    case "any":
+      return null;
     case "array":
       return [];
     default:
       return {};
   }
-}
-
-/** The known key within edit distance 2 of a misspelt one, if any. */
-function closest(key: string, known: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const k of known) {
-    const d = editDistance(key.toLowerCase(), k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }

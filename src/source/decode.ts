@@ -57,6 +57,8 @@ function convert(value: unknown, s: Schema): unknown {
     case "bool":
       if (typeof value !== "boolean") throw SLOW;
       return value;
+    case "any":
+      return value;
     case "array":
       if (!Array.isArray(value)) throw SLOW;
       return value.map((item) => convert(item, s.items));

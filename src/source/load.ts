@@ -5,6 +5,7 @@ import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
 import { KanonError } from "../core/types.js";
 import { decodeYaml } from "./decode.js";
 import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "./model.js";
+import { type YamlPath, yamlLocator } from "./positions.js";
 import { kanonSchema, type Schema } from "./schema.js";
 
 export interface Paths {
@@ -46,6 +47,8 @@ export interface LoadedConfig {
   paths: Paths;
   config: KanonConfig;
   warnings: string[];
+  /** `kanon.yaml:LINE:COL` of a value, for validation messages. */
+  where: (path: YamlPath) => string;
 }
 
 /** The config file does not exist (status treats this as "nothing to report"). */
@@ -81,13 +84,17 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
     paths,
     config: normalizeConfig((decoded.value ?? {}) as Partial<KanonConfig>),
     warnings: decoded.warnings,
+    where: yamlLocator(text, label),
   };
 }
 
-/** Defaults of the Go original: a missing or zero version is 1; missing lists are empty. */
+/**
+ * Missing lists are empty. A missing version stays 0 and fails validation (`unsupported version 0`):
+ * the Go original took it as 1, so an empty or unrelated YAML file passed as a Kanon home.
+ */
 export function normalizeConfig(raw: Partial<KanonConfig>): KanonConfig {
   return {
-    version: raw.version || 1,
+    version: raw.version ?? 0,
     instructions: { files: raw.instructions?.files ?? [] },
     skills: (raw.skills ?? []).map((s) => s ?? ({} as SkillEntry)),
     mcp: { servers: (raw.mcp?.servers ?? {}) as Record<string, McpServer> },

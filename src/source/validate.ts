@@ -5,14 +5,29 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { decideHook, type HookDecision, omissionError, omissionWarning } from "../core/hooks/support.js";
+import {
+  decideHook,
+  type HookDecision,
+  handlerFieldValue,
+  hookEvent,
+  omissionError,
+  omissionWarning,
+} from "../core/hooks/support.js";
+import {
+  HANDLER_FIELDS,
+  NEUTRAL_EVENTS,
+  NEUTRAL_HANDLERS,
+  neutralHandler,
+} from "../core/hooks/vocabulary.js";
 import type { Agent } from "../core/manifest.js";
 import type { Scope } from "../core/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
+import { closest } from "./did-you-mean.js";
 import { envRefs } from "./env.js";
 import { statError } from "./fs-errors.js";
 import { type Paths, resolveHomePath } from "./load.js";
 import type { KanonConfig } from "./model.js";
+import type { YamlPath } from "./positions.js";
 
 export interface Validation {
   errors: string[];
@@ -28,13 +43,17 @@ export async function validateConfig(
   agents: readonly Agent[],
   scope: Scope["kind"],
   env: NodeJS.ProcessEnv,
+  where: (path: YamlPath) => string = () => "kanon.yaml",
 ): Promise<Validation> {
   const errors: string[] = [];
   const warnings: string[] = [];
   const targetNames = new Set(["all", ...agents.map((a) => a.manifest.id)]);
   const badTargets = (targets: string[] | undefined) => (targets ?? []).filter((t) => !targetNames.has(t));
 
-  if (config.version !== 1) errors.push(`unsupported version ${config.version}`);
+  if (config.version !== 1)
+    errors.push(
+      `unsupported version ${config.version}${config.version === 0 ? ' (kanon.yaml needs "version: 1")' : ""}`,
+    );
 
   for (const rel of config.instructions.files) {
     if (!rel.trim()) {
@@ -90,16 +109,13 @@ export async function validateConfig(
   }
 
   const decisions: HookDecision[] = [];
+  const hookCheck = checkHooks(config, agents, where);
+  errors.push(...hookCheck.errors);
+  warnings.push(...hookCheck.warnings);
   config.hooks.forEach((hook, index) => {
-    if (!hook.name.trim()) {
-      errors.push("hook name cannot be empty");
-      return;
-    }
-    const bad = badTargets(hook.targets);
-    for (const t of bad) errors.push(`hook "${hook.name}" has unsupported target "${t}"`);
-    if (bad.length > 0) return;
+    if (hook.enabled === false || hookCheck.invalid.has(index)) return;
     for (const agent of agents) {
-      const d = decideHook(hook, index, agent.manifest, scope);
+      const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents);
       if (!d) continue;
       decisions.push(d);
       if (d.outcome === "omitted" && d.explicit) errors.push(omissionError(d));
@@ -150,4 +166,90 @@ export function hookWarnings(decisions: readonly HookDecision[], agents: readonl
   return decisions
     .filter((d) => d.outcome === "omitted" && !d.explicit && ids.has(d.agent))
     .map(omissionWarning);
+}
+
+/**
+ * The agent-independent hook checks: names (non-empty, unique), targets, the handler type and its
+ * fields, and events kanon does not know (a warning with "did you mean": Claude still gets them).
+ * `invalid` holds the hooks that no agent should be asked about.
+ */
+function checkHooks(
+  config: KanonConfig,
+  agents: readonly Agent[],
+  where: (path: YamlPath) => string,
+): { errors: string[]; warnings: string[]; invalid: Set<number>; knownEvents: Set<string> } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const invalid = new Set<number>();
+  const targetNames = new Set(["all", ...agents.map((a) => a.manifest.id)]);
+  // Every event kanon knows, and each agent's own spelling of it (Gemini's BeforeTool → PreToolUse).
+  const knownEvents = new Set(NEUTRAL_EVENTS.map((e) => e.name));
+  const byNativeName = new Map<string, string>();
+  for (const a of agents) {
+    for (const [name, e] of Object.entries(a.manifest.hooks.events)) {
+      knownEvents.add(name);
+      if (e.native !== name) byNativeName.set(e.native.toLowerCase(), name);
+    }
+  }
+  const firstByName = new Map<string, number>();
+
+  config.hooks.forEach((hook, index) => {
+    const at = (...path: (string | number)[]) => where(["hooks", index, ...path]);
+    const fail = (message: string, ...path: (string | number)[]) => {
+      errors.push(`${at(...path)}: hook ${JSON.stringify(hook.name)}: ${message}`);
+      invalid.add(index);
+    };
+    if (!hook.name.trim()) {
+      errors.push("hook name cannot be empty");
+      invalid.add(index);
+      return;
+    }
+    const first = firstByName.get(hook.name);
+    if (first === undefined) firstByName.set(hook.name, index);
+    else fail(`duplicate name (first at ${where(["hooks", first])})`, "name");
+    if (hook.enabled === false) return;
+
+    const bad = (hook.targets ?? []).filter((t) => !targetNames.has(t));
+    for (const t of bad) errors.push(`hook "${hook.name}" has unsupported target "${t}"`);
+    if (bad.length > 0) invalid.add(index);
+
+    const type = hook.type || "command";
+    const handler = neutralHandler(type);
+    if (!handler) {
+      const known = NEUTRAL_HANDLERS.map((h) => h.type);
+      const hint = closest(type, known);
+      fail(
+        `unknown type ${JSON.stringify(type)} (${hint ? `did you mean ${JSON.stringify(hint)}? ` : ""}known: ${known.join(", ")})`,
+        "type",
+      );
+      return;
+    }
+    for (const field of handler.required) {
+      if (handlerFieldValue(hook, field) !== undefined) continue;
+      // A Go-era `type: http` hook kept its URL in command, which Claude never read.
+      const legacy =
+        type === "http" && field === "url" && hook.command ? "; command is not an http field" : "";
+      fail(`type ${type} requires ${field}${legacy}`);
+    }
+    for (const field of HANDLER_FIELDS) {
+      if (handler.required.includes(field) || handler.optional.includes(field)) continue;
+      if (handlerFieldValue(hook, field) === undefined) continue;
+      if (type === "http" && field === "command" && !handlerFieldValue(hook, "url")) continue;
+      fail(`${field} is not a field of ${type} hooks`, field);
+    }
+    if (hook.shell && hook.shell !== "bash" && hook.shell !== "powershell")
+      fail(`shell must be bash or powershell, not ${JSON.stringify(hook.shell)}`, "shell");
+
+    const event = hookEvent(hook);
+    if (event && !knownEvents.has(event)) {
+      const hint =
+        [...knownEvents].find((k) => k.toLowerCase() === event.toLowerCase()) ??
+        byNativeName.get(event.toLowerCase()) ??
+        closest(event, [...knownEvents]);
+      warnings.push(
+        `${at(hook.event?.trim() ? "event" : "name")}: hook ${JSON.stringify(hook.name)}: unknown event ${JSON.stringify(event)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ""}`,
+      );
+    }
+  });
+  return { errors, warnings, invalid, knownEvents };
 }

@@ -14,6 +14,7 @@ import { jsonText } from "./render.js";
 const LABEL: Record<HookDecision["outcome"], string> = {
   "as-written": "as written",
   translated: "translated",
+  "passed-through": "passed through",
   omitted: "left out",
 };
 
@@ -53,6 +54,7 @@ export async function hooksCommand(
     const rows = [["HOOK", "EVENT", ...ids.map((i) => i.toUpperCase())]];
     hooks.forEach((hook, index) => {
       const cells = ids.map((id) => {
+        if (hook.enabled === false) return "disabled";
         const d = byHookAndAgent.get(`${index}:${id}`);
         if (!d) return "-";
         return `${LABEL[d.outcome]}${d.gates.length > 0 ? " (gated)" : ""}`;

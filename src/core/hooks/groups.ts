@@ -8,12 +8,12 @@ import type { NativeHook } from "./support.js";
 export function hookGroups(hooks: NativeHook[]): Record<string, unknown[]> {
   const events: Record<string, unknown[]> = {};
   for (const h of hooks) {
-    const handler: Record<string, unknown> = {};
-    if (h.args && h.args.length > 0) handler.args = h.args;
-    if (h.async) handler.async = true;
-    handler.command = h.command ?? "";
-    if (h.timeout && h.timeout > 0) handler.timeout = h.timeout;
-    if (h.type) handler.type = h.type;
+    // Keys in sorted order, as the Go original's encoder wrote them.
+    const handler = Object.fromEntries(
+      Object.keys(h.handler)
+        .sort()
+        .map((k) => [k, h.handler[k]]),
+    );
     const group: Record<string, unknown> = { hooks: [handler] };
     if (h.matcherText) group.matcher = h.matcherText;
     const list = events[h.event] ?? [];
