@@ -218,6 +218,7 @@ describe("bad input: one line naming the object, exit 1, nothing written", () =>
       'mcp server "t" has unsupported target "vim"',
       "hook name cannot be empty",
       'hook "h" has unsupported target "emacs"',
+      'kanon.yaml:15:5: hook "h": type command requires command',
       "",
     ]);
   });

@@ -7,7 +7,7 @@
 import type { HookDecision } from "../../core/hooks/support.js";
 import { hookEvent } from "../../core/hooks/support.js";
 import { KanonError } from "../../core/types.js";
-import { type GlobalFlags, type Io, out } from "../context.js";
+import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { loadValidated } from "../pipeline.js";
 import { jsonText } from "./render.js";
 
@@ -24,6 +24,7 @@ export async function hooksCommand(
   io: Io,
 ): Promise<void> {
   const v = await loadValidated(flags, io, { checkAgent: true });
+  warn(io, v.validation.warnings);
   const ids = v.agents.map((a) => a.manifest.id);
   const decisions = v.validation.decisions.filter((d) => ids.includes(d.agent));
   const hooks = v.loaded.config.hooks;
