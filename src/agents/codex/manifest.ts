@@ -4,7 +4,7 @@ import type { AgentManifest, EventSupport } from "../../core/manifest.js";
 const VERIFIED = {
   version: "0.171.0",
   date: "2026-11-30",
-  how: "embedded hook schemas read; e2e against a fake model; hooks.json checked against SchemaStore codex-hooks.json of 2026-08-03 (d2cbdcd)",
+  how: "embedded hook schemas read; e2e against a fake model; hooks.json checked against SchemaStore codex-hooks.json of 2026-06-29 (bb45ad1)",
 };
 
 const observe = { can: false } as const;
