@@ -48,7 +48,7 @@ export async function loadValidated(
   const scope = scopeOf(flags, io);
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
-  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, loaded.where);
+  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, loaded.locate);
   if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
   const lock = await loadLock(paths.home);
   return { paths, scope, agents, loaded, validation, lock };

@@ -4,8 +4,8 @@ import { isAbsolute, join, resolve } from "node:path";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
 import { KanonError } from "../core/types.js";
 import { decodeYaml } from "./decode.js";
+import type { Locate, Path } from "./locate.js";
 import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "./model.js";
-import { type YamlPath, yamlLocator } from "./positions.js";
 import { kanonSchema, type Schema } from "./schema.js";
 
 export interface Paths {
@@ -47,8 +47,8 @@ export interface LoadedConfig {
   paths: Paths;
   config: KanonConfig;
   warnings: string[];
-  /** `kanon.yaml:LINE:COL` of a value, for validation messages. */
-  where: (path: YamlPath) => string;
+  /** Where a value of the config file is, for messages about it. */
+  locate: Locate;
 }
 
 /** The config file does not exist (status treats this as "nothing to report"). */
@@ -84,7 +84,15 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
     paths,
     config: normalizeConfig((decoded.value ?? {}) as Partial<KanonConfig>),
     warnings: decoded.warnings,
-    where: yamlLocator(text, label),
+    locate: lazyLocator(text, label),
+  };
+}
+
+function lazyLocator(text: string, file: string): Locate {
+  let find: ((path: Path) => string | undefined) | undefined;
+  return async (path) => {
+    find ??= (await import("./locate.js")).locator(text, file);
+    return find(path);
   };
 }
 

@@ -26,8 +26,8 @@ import { closest } from "./did-you-mean.js";
 import { envRefs } from "./env.js";
 import { statError } from "./fs-errors.js";
 import { type Paths, resolveHomePath } from "./load.js";
+import type { Locate, Path } from "./locate.js";
 import type { KanonConfig } from "./model.js";
-import type { YamlPath } from "./positions.js";
 
 export interface Validation {
   errors: string[];
@@ -43,7 +43,7 @@ export async function validateConfig(
   agents: readonly Agent[],
   scope: Scope["kind"],
   env: NodeJS.ProcessEnv,
-  where: (path: YamlPath) => string = () => "kanon.yaml",
+  locate?: Locate,
 ): Promise<Validation> {
   const errors: string[] = [];
   const warnings: string[] = [];
@@ -109,7 +109,7 @@ export async function validateConfig(
   }
 
   const decisions: HookDecision[] = [];
-  const hookCheck = checkHooks(config, agents, where);
+  const hookCheck = await checkHooks(config, agents, locate);
   errors.push(...hookCheck.errors);
   warnings.push(...hookCheck.warnings);
   config.hooks.forEach((hook, index) => {
@@ -173,11 +173,11 @@ export function hookWarnings(decisions: readonly HookDecision[], agents: readonl
  * fields, and events kanon does not know (a warning with "did you mean": Claude still gets them).
  * `invalid` holds the hooks that no agent should be asked about.
  */
-function checkHooks(
+async function checkHooks(
   config: KanonConfig,
   agents: readonly Agent[],
-  where: (path: YamlPath) => string,
-): { errors: string[]; warnings: string[]; invalid: Set<number>; knownEvents: Set<string> } {
+  locate: Locate | undefined,
+): Promise<{ errors: string[]; warnings: string[]; invalid: Set<number>; knownEvents: Set<string> }> {
   const errors: string[] = [];
   const warnings: string[] = [];
   const invalid = new Set<number>();
@@ -193,21 +193,24 @@ function checkHooks(
   }
   const firstByName = new Map<string, number>();
 
-  config.hooks.forEach((hook, index) => {
+  // The value at path, else the hook itself (a missing field), else the file.
+  const where = async (path: Path) =>
+    (await locate?.(path)) ?? (await locate?.(path.slice(0, 2))) ?? "kanon.yaml";
+  for (const [index, hook] of config.hooks.entries()) {
     const at = (...path: (string | number)[]) => where(["hooks", index, ...path]);
-    const fail = (message: string, ...path: (string | number)[]) => {
-      errors.push(`${at(...path)}: hook ${JSON.stringify(hook.name)}: ${message}`);
+    const fail = async (message: string, ...path: (string | number)[]) => {
+      errors.push(`${await at(...path)}: hook ${JSON.stringify(hook.name)}: ${message}`);
       invalid.add(index);
     };
     if (!hook.name.trim()) {
       errors.push("hook name cannot be empty");
       invalid.add(index);
-      return;
+      continue;
     }
     const first = firstByName.get(hook.name);
     if (first === undefined) firstByName.set(hook.name, index);
-    else fail(`duplicate name (first at ${where(["hooks", first])})`, "name");
-    if (hook.enabled === false) return;
+    else await fail(`duplicate name (first at ${await where(["hooks", first])})`, "name");
+    if (hook.enabled === false) continue;
 
     const bad = (hook.targets ?? []).filter((t) => !targetNames.has(t));
     for (const t of bad) errors.push(`hook "${hook.name}" has unsupported target "${t}"`);
@@ -218,27 +221,27 @@ function checkHooks(
     if (!handler) {
       const known = NEUTRAL_HANDLERS.map((h) => h.type);
       const hint = closest(type, known);
-      fail(
+      await fail(
         `unknown type ${JSON.stringify(type)} (${hint ? `did you mean ${JSON.stringify(hint)}? ` : ""}known: ${known.join(", ")})`,
         "type",
       );
-      return;
+      continue;
     }
     for (const field of handler.required) {
       if (handlerFieldValue(hook, field) !== undefined) continue;
       // A Go-era `type: http` hook kept its URL in command, which Claude never read.
       const legacy =
         type === "http" && field === "url" && hook.command ? "; command is not an http field" : "";
-      fail(`type ${type} requires ${field}${legacy}`);
+      await fail(`type ${type} requires ${field}${legacy}`);
     }
     for (const field of HANDLER_FIELDS) {
       if (handler.required.includes(field) || handler.optional.includes(field)) continue;
       if (handlerFieldValue(hook, field) === undefined) continue;
       if (type === "http" && field === "command" && !handlerFieldValue(hook, "url")) continue;
-      fail(`${field} is not a field of ${type} hooks`, field);
+      await fail(`${field} is not a field of ${type} hooks`, field);
     }
     if (hook.shell && hook.shell !== "bash" && hook.shell !== "powershell")
-      fail(`shell must be bash or powershell, not ${JSON.stringify(hook.shell)}`, "shell");
+      await fail(`shell must be bash or powershell, not ${JSON.stringify(hook.shell)}`, "shell");
 
     const event = hookEvent(hook);
     if (event && !knownEvents.has(event)) {
@@ -247,9 +250,9 @@ function checkHooks(
         byNativeName.get(event.toLowerCase()) ??
         closest(event, [...knownEvents]);
       warnings.push(
-        `${at(hook.event?.trim() ? "event" : "name")}: hook ${JSON.stringify(hook.name)}: unknown event ${JSON.stringify(event)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ""}`,
+        `${await at(hook.event?.trim() ? "event" : "name")}: hook ${JSON.stringify(hook.name)}: unknown event ${JSON.stringify(event)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ""}`,
       );
     }
-  });
+  }
   return { errors, warnings, invalid, knownEvents };
 }

@@ -7,8 +7,8 @@ import { claude } from "../../src/agents/claude/index.js";
 import { AGENTS } from "../../src/agents/index.js";
 import type { Agent } from "../../src/core/manifest.js";
 import { normalizeConfig } from "../../src/source/load.js";
+import { locator } from "../../src/source/locate.js";
 import type { KanonConfig } from "../../src/source/model.js";
-import { yamlLocator } from "../../src/source/positions.js";
 import { validateConfig } from "../../src/source/validate.js";
 
 const paths = { home: "/nonexistent", config: "/nonexistent/kanon.yaml", userHome: "/nonexistent" };
@@ -30,7 +30,8 @@ const nativeNamed: Agent = {
 async function check(yaml: string, agents: readonly Agent[] = AGENTS) {
   const { parse } = await import("yaml");
   const config = normalizeConfig(parse(yaml) as Partial<KanonConfig>);
-  return validateConfig(config, paths, agents, "user", {}, yamlLocator(yaml, "kanon.yaml"));
+  const find = locator(yaml, "kanon.yaml");
+  return validateConfig(config, paths, agents, "user", {}, async (path) => find(path));
 }
 
 describe("unknown events", () => {
