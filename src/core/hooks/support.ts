@@ -28,13 +28,13 @@ export interface NativeHook {
   /** The same matcher as data, for agents whose runtime kanon generates. */
   matcher: Matcher;
   type: string;
-  /** The handler object as the agent's file holds it: `type` and the fields under their native names. */
-  handler: Record<string, unknown>;
-  /** Neutral command fields, for the runtimes kanon generates itself. */
+  /** The command fields, as the agent runs them (every agent spells these four the same). */
   command?: string;
   args?: string[];
   timeout?: number;
   async?: boolean;
+  /** The other handler fields, under the agent's names for them (`statusMessage`, `url`, …). */
+  fields: Record<string, unknown>;
 }
 
 export interface HookDecision {
@@ -138,7 +138,7 @@ export function decideHook(
     event: support?.native ?? event,
     matcher: { kind: "all" },
     type,
-    handler: { type },
+    fields: {},
   };
   // Each handler field is native (under the agent's name for it), translated, dropped, or missing.
   for (const field of HANDLER_FIELDS) {
@@ -153,15 +153,13 @@ export function decideHook(
       continue;
     }
     if (fs.support === "native") {
-      native.handler[fs.name ?? field] = value;
-      if (NEUTRAL_COMMAND_FIELDS.includes(field))
-        (native as unknown as Record<string, unknown>)[field] = value;
+      if (COMMAND_FIELDS.includes(field)) (native as unknown as Record<string, unknown>)[field] = value;
+      else native.fields[fs.name ?? field] = value;
       continue;
     }
     switch (fs.how) {
       case "posix-command-line":
         native.command = commandLine([hook.command ?? "", ...(value as string[])]);
-        native.handler.command = native.command;
         d.translations.push("args → one POSIX-quoted command line");
         break;
       default:
@@ -180,8 +178,8 @@ export function decideHook(
   return d;
 }
 
-/** The fields NativeHook also carries by their neutral names. */
-const NEUTRAL_COMMAND_FIELDS: readonly string[] = ["command", "args", "timeout", "async"];
+/** The fields NativeHook carries by their own names, for the runtimes kanon generates. */
+const COMMAND_FIELDS: readonly string[] = ["command", "args", "timeout", "async"];
 
 function translateMatcher(
   text: string | undefined,
