@@ -68,8 +68,11 @@ export interface EventSupport {
 
 /** One neutral handler field and how this agent runs it. */
 export type FieldSupport =
-  /** Written as is, under `name` when the agent spells it differently (status_message → statusMessage). */
-  | { support: "native"; name?: string; notes?: string }
+  /**
+   * Written as is, under `name` when the agent spells it differently (status_message → statusMessage).
+   * `events`: the only events where the agent honours the field; on any other the hook never runs.
+   */
+  | { support: "native"; name?: string; events?: readonly string[]; notes?: string }
   /** Rendered in another form that behaves the same (e.g. args → one POSIX-quoted command line). */
   | { support: "translated"; how: string }
   /** Not written, and the hook still does what it says: the field only changes what the user sees. */

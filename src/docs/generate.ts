@@ -86,7 +86,8 @@ function fieldCell(name: string, f: FieldSupport | undefined): string | null {
   if (!f || f.support === "none") return null;
   if (f.support === "translated") return `${name} (translated: ${f.how})`;
   if (f.support === "dropped") return `${name} (dropped: ${f.why})`;
-  return f.name ? `${name} → ${code(f.name)}` : name;
+  const named = f.name ? `${name} → ${code(f.name)}` : name;
+  return f.events ? `${named} (on ${f.events.join(", ")} only)` : named;
 }
 
 /** Neutral handler types × agents: the fields each type needs and which of them each agent takes. */

@@ -204,6 +204,15 @@ describe("Claude's handler types", () => {
     expect(k("hooks", "--agent", "claude", "--strict")).toMatchObject({ status: 0 });
   });
 
+  it("if on an event where Claude never evaluates it is left out, not written to a hook that never runs", () => {
+    home(
+      "version: 1\nhooks:\n  - name: done\n    event: Stop\n    command: ./done.sh\n    if: Bash(git *)\n    targets: [claude]\n",
+    );
+    rejects(
+      'hook "done" targets claude but field "if" on Stop is not supported for claude (Claude Code honours it only on PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied, and never runs the hook elsewhere)\n',
+    );
+  });
+
   it("an explicit target that cannot run the type is an error naming it", () => {
     home(
       "version: 1\nhooks:\n  - name: judge\n    event: Stop\n    type: prompt\n    prompt: Done?\n    targets: [codex]\n",

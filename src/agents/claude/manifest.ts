@@ -10,7 +10,11 @@ const VERIFIED = {
 /** Fields every Claude handler type takes (SchemaStore claude-code-settings.json, hookCommand). */
 const common = {
   timeout: { support: "native" },
-  if: { support: "native" },
+  // "Evaluated only on tool-related events …; on other events a hook with `if` set never runs."
+  if: {
+    support: "native",
+    events: ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"],
+  },
   status_message: { support: "native", name: "statusMessage" },
 } as const;
 

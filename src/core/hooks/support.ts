@@ -152,6 +152,12 @@ export function decideHook(
       d.translations.push(`${field} dropped: ${fs.why}`);
       continue;
     }
+    if (fs.support === "native" && fs.events && !fs.events.includes(event)) {
+      return omit(
+        `field ${JSON.stringify(field)} on ${event}`,
+        `${agent.displayName} honours it only on ${fs.events.join(", ")}, and never runs the hook elsewhere`,
+      );
+    }
     if (fs.support === "native") {
       if (COMMAND_FIELDS.includes(field)) (native as unknown as Record<string, unknown>)[field] = value;
       else native.fields[fs.name ?? field] = value;
