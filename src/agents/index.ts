@@ -1,6 +1,6 @@
 /** The agent registry: render order is this order (codex, claude, opencode, as in the Go original). */
-import type { Agent } from "../core/manifest.js";
-import { KanonError } from "../core/types.js";
+import type { Agent } from "../model/manifest.js";
+import { KanonError } from "../model/types.js";
 import { claude } from "./claude/index.js";
 import { codex } from "./codex/index.js";
 import { opencode } from "./opencode/index.js";

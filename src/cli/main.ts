@@ -2,7 +2,7 @@
 import { homedir } from "node:os";
 import { Command, Option } from "commander";
 import { AGENT_IDS, AGENTS } from "../agents/index.js";
-import { KanonError } from "../core/types.js";
+import { KanonError } from "../model/types.js";
 import type { GlobalFlags, Io } from "./context.js";
 
 declare const __KANON_VERSION__: string;

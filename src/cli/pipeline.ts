@@ -5,12 +5,14 @@
 import { resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { targetsAgent } from "../core/hooks/support.js";
-import type { Agent } from "../core/manifest.js";
 import { renderAll } from "../core/render.js";
-import { KanonError, type Scope, type TargetFile } from "../core/types.js";
 import { type Plan, planChanges } from "../destination/plan.js";
-import { type Lock, loadLock } from "../providers/lock-file.js";
-import { type LoadedConfig, loadConfig, type Paths, resolvePaths } from "../source/load.js";
+import type { Agent } from "../model/manifest.js";
+import type { Paths } from "../model/source.js";
+import { KanonError, type Scope, type TargetFile } from "../model/types.js";
+import { loadLock } from "../providers/lock-file.js";
+import type { Lock } from "../providers/lock-types.js";
+import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import { hookWarnings, type Validation, validateConfig } from "../source/validate.js";
 import { type GlobalFlags, type Io, warn } from "./context.js";

@@ -5,13 +5,13 @@
 import { join } from "node:path";
 import { encodeJson } from "../formats/json.js";
 import { encodeToml } from "../formats/toml.js";
-import { namespacedSkillName, slugSkillName } from "../providers/name.js";
-import type { Source } from "../source/source.js";
-import { compareBytes } from "../source/tree.js";
+import type { Agent, ScopedPath } from "../model/manifest.js";
+import type { Source } from "../model/source.js";
+import { compareBytes } from "../model/text.js";
+import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
-import type { Agent, ScopedPath } from "./manifest.js";
-import { KanonError, type Scope, type TargetFile } from "./types.js";
+import { namespacedSkillName, slugSkillName } from "./skill-names.js";
 
 const text = (s: string) => Buffer.from(s, "utf8");
 

@@ -20,8 +20,8 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { KanonError } from "../core/types.js";
-import { osErrorText } from "../source/fs-errors.js";
+import { osErrorText } from "../model/fs-errors.js";
+import { KanonError } from "../model/types.js";
 import type { Change } from "./plan.js";
 
 export function applyChanges(changes: readonly Change[]): void {

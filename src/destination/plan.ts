@@ -4,8 +4,8 @@
  * change); nothing that stops being rendered is deleted.
  */
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { KanonError, type TargetFile } from "../core/types.js";
-import { osErrorText } from "../source/fs-errors.js";
+import { osErrorText } from "../model/fs-errors.js";
+import { KanonError, type TargetFile } from "../model/types.js";
 import type { mergeCoOwned } from "./edit/index.js";
 
 type Merge = typeof mergeCoOwned;

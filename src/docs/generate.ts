@@ -4,7 +4,7 @@
  */
 
 import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../core/hooks/vocabulary.js";
-import type { Agent, EventSupport, FieldSupport, HookCapabilities } from "../core/manifest.js";
+import type { Agent, EventSupport, FieldSupport, HookCapabilities } from "../model/manifest.js";
 
 const BEGIN = (name: string) => `<!-- BEGIN GENERATED: ${name} (npm run docs) -->`;
 const END = (name: string) => `<!-- END GENERATED: ${name} -->`;

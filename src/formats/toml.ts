@@ -11,7 +11,7 @@
  * and every other number as a float (`.0` when integral, never an exponent, as go-toml does).
  * Null and undefined members are left out, as go-toml skips nil values.
  */
-import { KanonError } from "../core/types.js";
+import { KanonError } from "../model/types.js";
 import { isPlainObject, type PlainObject, sortedKeys } from "./values.js";
 
 /** A whole TOML document; "" for an empty one. */

@@ -4,14 +4,10 @@
  * keys in Go's sort order, 4-space indentation, `---` as the closing line even when the source used
  * `...`). The body after the frontmatter is kept byte for byte.
  */
-import { KanonError } from "../core/types.js";
+import { trimSpace } from "../model/text.js";
+import { KanonError } from "../model/types.js";
 import { encodeGoYaml, GoYamlError } from "./goyaml.js";
 import { decodeGoYamlMap } from "./goyaml-decode.js";
-
-/** Go's strings.TrimSpace: Unicode white space, but not U+FEFF (which String.prototype.trim removes). */
-const GO_SPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
-const TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, "g");
-const goTrimSpace = (s: string): string => s.replace(TRIM, "");
 
 /** Go's strings.SplitAfter(s, "\n"). */
 function splitAfterNewline(s: string): string[] {
@@ -29,11 +25,11 @@ export function rewriteSkillName(skillMd: string, renderName: string): string {
   const fail = (why: string) => new KanonError(`skill "${renderName}" SKILL.md: ${why}`);
   const lines = splitAfterNewline(skillMd);
   const first = lines[0]!;
-  if (goTrimSpace(first) !== "---") throw fail("missing YAML frontmatter");
+  if (trimSpace(first) !== "---") throw fail("missing YAML frontmatter");
   let offset = first.length;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
-    const trimmed = goTrimSpace(line);
+    const trimmed = trimSpace(line);
     if (trimmed !== "---" && trimmed !== "...") {
       offset += line.length;
       continue;
@@ -70,7 +66,7 @@ export function rewriteSkillNameBytes(skillMd: Uint8Array, renderName: string): 
   for (let start = 0, i = 0; start <= bytes.length; start = i + 1, i = start) {
     while (i < bytes.length && bytes[i] !== 0x0a) i++;
     if (start > 0) {
-      const line = goTrimSpace(bytes.subarray(start, i).toString("latin1"));
+      const line = trimSpace(bytes.subarray(start, i).toString("latin1"));
       if (line === "---" || line === "...") {
         end = Math.min(i + 1, bytes.length);
         break;

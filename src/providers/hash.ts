@@ -9,7 +9,7 @@
  * Both are written `sha256:<hex>`.
  */
 import { createHash, type Hash } from "node:crypto";
-import { compareBytes } from "../source/tree.js";
+import { compareBytes } from "../model/text.js";
 
 function field(hash: Hash, bytes: Uint8Array): void {
   const length = Buffer.alloc(8);

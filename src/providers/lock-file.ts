@@ -5,28 +5,10 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { KanonError } from "../core/types.js";
-import { compareBytes } from "../source/tree.js";
-import { goQuote } from "./name.js";
+import { compareBytes, goQuote } from "../model/text.js";
+import { KanonError } from "../model/types.js";
+import { LOCK_VERSION, type Lock, type LockEntry } from "./lock-types.js";
 import { cleanSubdir } from "./source.js";
-
-export interface LockEntry {
-  owner: string;
-  type: string;
-  url: string;
-  ref: string;
-  subdir: string;
-  resolved_ref: string;
-  content_sha256: string;
-}
-
-export interface Lock {
-  version: number;
-  sources: LockEntry[];
-}
-
-export const FIELDS = ["owner", "type", "url", "ref", "subdir", "resolved_ref", "content_sha256"] as const;
-export const LOCK_VERSION = 1;
 
 export const lockPath = (home: string): string => join(home, "kanon.lock");
 

@@ -2,9 +2,9 @@
  * Reading kanon.lock (the `yaml` parser is loaded only when a lock file exists).
  */
 import { isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
-import { KanonError } from "../core/types.js";
+import { KanonError } from "../model/types.js";
 import { type GoScalar, GoYamlError, resolveGoScalar } from "./goyaml.js";
-import { FIELDS, type Lock, type LockEntry } from "./lock-file.js";
+import { FIELDS, type Lock, type LockEntry } from "./lock-types.js";
 
 /**
  * Parse kanon.lock text as the Go original decodes it: unknown keys ignored, a missing field empty,

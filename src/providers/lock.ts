@@ -11,21 +11,13 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { KanonError } from "../core/types.js";
-import type { KanonConfig } from "../source/model.js";
+import type { KanonConfig } from "../model/config.js";
+import { goQuote } from "../model/text.js";
+import { KanonError } from "../model/types.js";
 import { encodeGoYaml, type GoMap } from "./goyaml.js";
-import {
-  FIELDS,
-  LOCK_VERSION,
-  type Lock,
-  type LockEntry,
-  loadLock,
-  lockPath,
-  sortEntries,
-  validateLock,
-} from "./lock-file.js";
+import { loadLock, lockPath, sortEntries, validateLock } from "./lock-file.js";
+import { FIELDS, LOCK_VERSION, type Lock, type LockEntry } from "./lock-types.js";
 import { materializeProvider, type ProviderIo, resolveProvider } from "./materialize.js";
-import { goQuote } from "./name.js";
 import {
   enabledProviders,
   hasLiteralCredentials,
@@ -34,8 +26,6 @@ import {
   normalizeSource,
   type Provider,
 } from "./source.js";
-
-export { FIELDS, type Lock, type LockEntry, loadLock, lockPath, validateLock } from "./lock-file.js";
 
 /** Owner prefixes of skill entries, current and legacy. */
 const SKILL_OWNER_PREFIXES = ["skill.git.", "skill_source.", "skill."];

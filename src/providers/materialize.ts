@@ -12,14 +12,15 @@
  */
 import { lstat, mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { KanonError } from "../core/types.js";
-import { expandEnv } from "../source/env.js";
-import { osErrorText } from "../source/fs-errors.js";
-import type { KanonConfig } from "../source/model.js";
-import type { TreeFile } from "../source/tree.js";
+import type { KanonConfig } from "../model/config.js";
+import { expandEnv } from "../model/env.js";
+import { osErrorText } from "../model/fs-errors.js";
+import type { ProviderSkills } from "../model/source.js";
+import { goQuote } from "../model/text.js";
+import { KanonError } from "../model/types.js";
 import { checkoutRef, GitError, redactUrl } from "./git.js";
-import type { Lock, LockEntry } from "./lock.js";
-import { goQuote, providerName } from "./name.js";
+import type { Lock, LockEntry } from "./lock-types.js";
+import { providerName } from "./name.js";
 import { type ProviderChild, type ProviderTree, readProviderTree, selectChildren } from "./provider-tree.js";
 import {
   cachePath,
@@ -31,14 +32,6 @@ import {
   toProvider,
   urlProblem,
 } from "./source.js";
-
-export interface ProviderSkills {
-  name: string;
-  entryIndex: number;
-  targets: string[] | undefined;
-  /** The selected children in render order, every file read (SKILL.md untouched). */
-  children: { name: string; files: TreeFile[] }[];
-}
 
 export interface ProviderIo {
   /** Progress lines (which provider, what is happening); pass one only on a terminal. */

@@ -1,9 +1,10 @@
 /**
- * Provider names (reference §2.4) and the names provider skills render under (§4.3).
+ * Provider names (reference §2.4).
  */
 
-import { expandEnv } from "../source/env.js";
-import type { SkillEntry } from "../source/model.js";
+import type { SkillEntry } from "../model/config.js";
+import { expandEnv } from "../model/env.js";
+import { goQuote } from "../model/text.js";
 
 /** A provider name: also the namespace of its skills, so it must be one safe path component. */
 export const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -46,55 +47,4 @@ export function providerName(entry: SkillEntry, env: NodeJS.ProcessEnv): Provide
   }
   if (!PROVIDER_NAME.test(name)) return { ok: false, error: `has invalid name ${goQuote(name)}` };
   return { ok: true, name };
-}
-
-/** Codex and Claude: `<provider>:<child>`. */
-export const namespacedSkillName = (provider: string, child: string): string => `${provider}:${child}`;
-
-/**
- * OpenCode: slug(`<provider>-<child>`): lower-cased, every run of characters outside [a-z0-9] one `-`,
- * no `-` at either end, at most 64 bytes, `skill` when nothing is left.
- */
-export function slugSkillName(provider: string, child: string): string {
-  let out = "";
-  let lastHyphen = false;
-  for (const ch of `${provider}-${child}`) {
-    // Go lower-cases rune by rune (U+0130 becomes a plain "i"), so take the first code point.
-    const lower = String.fromCodePoint(ch.toLowerCase().codePointAt(0)!);
-    if (/^[a-z0-9]$/.test(lower)) {
-      out += lower;
-      lastHyphen = false;
-    } else if (!lastHyphen && out.length > 0) {
-      out += "-";
-      lastHyphen = true;
-    }
-  }
-  let name = out.replace(/^-+|-+$/g, "");
-  if (name.length > 64) name = name.slice(0, 64).replace(/-+$/, "");
-  return name === "" ? "skill" : name;
-}
-
-/**
- * Go's %q for the strings kanon puts in messages: printable text as is, `"` and `\` escaped, control
- * characters as Go writes them (\n, \t, \x00, \u2028…).
- */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '"' || ch === "\\") out += `\\${ch}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\x07") out += "\\a";
-    else if (ch === "\b") out += "\\b";
-    else if (ch === "\f") out += "\\f";
-    else if (ch === "\v") out += "\\v";
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
-    else if (/^[\p{C}\p{Z}]$/u.test(ch) && ch !== " ") {
-      out +=
-        cp > 0xffff ? `\\U${cp.toString(16).padStart(8, "0")}` : `\\u${cp.toString(16).padStart(4, "0")}`;
-    } else out += ch;
-  }
-  return `${out}"`;
 }

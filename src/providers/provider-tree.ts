@@ -6,11 +6,12 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { KanonError } from "../core/types.js";
-import { osErrorText } from "../source/fs-errors.js";
-import { compareBytes, readTree, type TreeFile } from "../source/tree.js";
+import { osErrorText } from "../model/fs-errors.js";
+import type { TreeFile } from "../model/source.js";
+import { compareBytes, goQuote } from "../model/text.js";
+import { KanonError } from "../model/types.js";
 import { hashProvider } from "./hash.js";
-import { goQuote } from "./name.js";
+import { readTree } from "./tree.js";
 
 export interface ProviderChild {
   name: string;

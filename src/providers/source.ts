@@ -4,9 +4,10 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { envRefs, expandEnv } from "../source/env.js";
-import type { KanonConfig, SkillEntry } from "../source/model.js";
-import { goQuote, providerName, providerOwner } from "./name.js";
+import type { KanonConfig, SkillEntry } from "../model/config.js";
+import { envRefs, expandEnv } from "../model/env.js";
+import { goQuote } from "../model/text.js";
+import { providerName, providerOwner } from "./name.js";
 
 /** The remote source as declared: URL and ref verbatim (not env-expanded), subdir cleaned, slash form. */
 export interface RemoteSource {

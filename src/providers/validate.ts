@@ -3,9 +3,10 @@
  * mutable refs (§3.6). Nothing here touches the network or the disk.
  */
 import { AGENT_IDS } from "../agents/index.js";
-import { expandEnv } from "../source/env.js";
-import type { KanonConfig, SkillEntry } from "../source/model.js";
-import { goQuote, providerName } from "./name.js";
+import type { KanonConfig, SkillEntry } from "../model/config.js";
+import { expandEnv } from "../model/env.js";
+import { goQuote } from "../model/text.js";
+import { providerName } from "./name.js";
 import { cleanSubdir, gitUrlEnvErrors, urlProblem } from "./source.js";
 
 export { mutableRefWarnings } from "./lock.js";

@@ -4,8 +4,8 @@
  * must not pass silently). decode.ts uses it whenever its fast path finds anything to report.
  */
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import type { SourcePosition } from "../model/config.js";
 import { closest } from "./did-you-mean.js";
-import type { SourcePosition } from "./model.js";
 import type { Schema } from "./schema.js";
 
 export interface Decoded {

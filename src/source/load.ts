@@ -2,20 +2,12 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
-import { KanonError } from "../core/types.js";
+import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
+import type { Paths } from "../model/source.js";
+import { KanonError } from "../model/types.js";
 import { decodeYaml } from "./decode.js";
 import type { Locate, Path } from "./locate.js";
-import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "./model.js";
 import { kanonSchema, type Schema } from "./schema.js";
-
-export interface Paths {
-  /** The Kanon home (source state). */
-  home: string;
-  /** kanon.yaml (or --config). */
-  config: string;
-  /** The user's home directory (destinations of user scope). */
-  userHome: string;
-}
 
 /** `~` and `~/…` expand to the user's home. */
 export function expandTilde(p: string, userHome: string): string {

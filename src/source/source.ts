@@ -4,34 +4,14 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { KanonError } from "../core/types.js";
-import type { Lock } from "../providers/lock-file.js";
-import type { ProviderSkills } from "../providers/materialize.js";
-import { statError } from "./fs-errors.js";
-import { type Paths, resolveHomePath } from "./load.js";
-import type { KanonConfig } from "./model.js";
-import { compareBytes, readTree, type TreeFile } from "./tree.js";
-
-export interface LocalSkill {
-  /** Render name: the directory name under skills/, or the config entry's name. */
-  name: string;
-  targets: string[] | undefined;
-  files: TreeFile[];
-}
-
-export interface Source {
-  paths: Paths;
-  config: KanonConfig;
-  /** Joined instructions, or null when there are none. */
-  instructions: string | null;
-  localSkills: LocalSkill[];
-  providers: ProviderSkills[];
-  /**
-   * Rewrites a provider skill's SKILL.md `name:` (a pure function; present when there are providers,
-   * so the YAML parser it needs is loaded only then).
-   */
-  renameSkillMd: ((skillMd: Uint8Array, renderName: string) => Uint8Array) | null;
-}
+import type { KanonConfig } from "../model/config.js";
+import { statError } from "../model/fs-errors.js";
+import type { LocalSkill, Paths, ProviderSkills, Source } from "../model/source.js";
+import { compareBytes, trimSpace } from "../model/text.js";
+import { KanonError } from "../model/types.js";
+import type { Lock } from "../providers/lock-types.js";
+import { readTree } from "../providers/tree.js";
+import { resolveHomePath } from "./load.js";
 
 export interface LoadSourceOptions {
   lock: Lock | null;
@@ -69,14 +49,6 @@ async function loadProviders(
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.wanted ? { wanted: options.wanted } : {}),
   });
-}
-
-/** Go's strings.TrimSpace: Unicode white space, but not U+FEFF (which String.prototype.trim removes). */
-export function trimSpace(s: string): string {
-  return s.replace(
-    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
-    "",
-  );
 }
 
 /**

@@ -19,15 +19,16 @@ import {
   NEUTRAL_HANDLERS,
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
-import type { Agent } from "../core/manifest.js";
-import type { Scope } from "../core/types.js";
+import type { KanonConfig } from "../model/config.js";
+import { envRefs } from "../model/env.js";
+import { statError } from "../model/fs-errors.js";
+import type { Agent } from "../model/manifest.js";
+import type { Paths } from "../model/source.js";
+import type { Scope } from "../model/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { closest } from "./did-you-mean.js";
-import { envRefs } from "./env.js";
-import { statError } from "./fs-errors.js";
-import { type Paths, resolveHomePath } from "./load.js";
+import { resolveHomePath } from "./load.js";
 import type { Locate, Path } from "./locate.js";
-import type { KanonConfig } from "./model.js";
 
 export interface Validation {
   errors: string[];

@@ -14,9 +14,9 @@ import { codexManifest } from "../../src/agents/codex/manifest.js";
 import { AGENTS } from "../../src/agents/index.js";
 import { nativeHooks } from "../../src/core/hooks/support.js";
 import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../../src/core/hooks/vocabulary.js";
-import type { Agent } from "../../src/core/manifest.js";
 import { mergeCoOwned } from "../../src/destination/edit/index.js";
-import type { HookEntry, KanonConfig } from "../../src/source/model.js";
+import type { HookEntry, KanonConfig } from "../../src/model/config.js";
+import type { Agent } from "../../src/model/manifest.js";
 import { validateConfig } from "../../src/source/validate.js";
 import { ROOT } from "../support/cli.js";
 

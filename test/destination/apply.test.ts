@@ -11,9 +11,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { TargetFile } from "../../src/core/types.js";
 import { applyChanges } from "../../src/destination/apply.js";
 import { planChanges } from "../../src/destination/plan.js";
+import type { TargetFile } from "../../src/model/types.js";
 
 let dir: string;
 beforeEach(() => {

@@ -1,7 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` env references are data in these tests
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { KanonError } from "../../src/core/types.js";
 import {
   encodeToml,
   encodeTomlKey,
@@ -10,6 +9,7 @@ import {
   encodeTomlTable,
   encodeTomlValue,
 } from "../../src/formats/toml.js";
+import { KanonError } from "../../src/model/types.js";
 
 describe("encodeToml (go-toml v2 default encoder)", () => {
   it("reproduces the Codex example of the reference spec (§4.4) byte for byte", () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { KanonError } from "../../src/core/types.js";
+import { KanonError } from "../../src/model/types.js";
 import { rewriteSkillName, rewriteSkillNameBytes } from "../../src/providers/frontmatter.js";
 
 interface Golden {

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { KanonConfig, SkillEntry } from "../../src/source/model.js";
+import type { KanonConfig, SkillEntry } from "../../src/model/config.js";
 
 const roots: string[] = [];
 

@@ -2,22 +2,21 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { KanonError } from "../../src/core/types.js";
+import type { SkillEntry } from "../../src/model/config.js";
+import { KanonError } from "../../src/model/types.js";
 import {
   checkLock,
   computeUpdate,
   formatLock,
-  type Lock,
-  type LockEntry,
-  loadLock,
   lock,
   lockErrors,
   updateLock,
   writeLock,
 } from "../../src/providers/lock.js";
+import { loadLock } from "../../src/providers/lock-file.js";
 import { parseLock } from "../../src/providers/lock-parse.js";
+import type { Lock, LockEntry } from "../../src/providers/lock-types.js";
 import { cacheRoot, hasLiteralCredentials } from "../../src/providers/source.js";
-import type { SkillEntry } from "../../src/source/model.js";
 import { cleanupTemp, config, createRepo, skillMd, type TestRepo, tempDir, testEnv } from "./helpers.js";
 
 afterAll(cleanupTemp);

@@ -2,11 +2,11 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { KanonError } from "../../src/core/types.js";
-import type { Lock } from "../../src/providers/lock.js";
+import type { SkillEntry } from "../../src/model/config.js";
+import { KanonError } from "../../src/model/types.js";
+import type { Lock } from "../../src/providers/lock-types.js";
 import { installTree, materializeProviders, resolveProvider } from "../../src/providers/materialize.js";
 import { cacheRoot, enabledProviders } from "../../src/providers/source.js";
-import type { SkillEntry } from "../../src/source/model.js";
 import {
   cleanupTemp,
   config,

@@ -1,13 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` env references are data in these tests
 import { describe, expect, it } from "vitest";
-import {
-  deriveProviderName,
-  goQuote,
-  namespacedSkillName,
-  PROVIDER_NAME,
-  providerName,
-  slugSkillName,
-} from "../../src/providers/name.js";
+import { namespacedSkillName, slugSkillName } from "../../src/core/skill-names.js";
+import { goQuote } from "../../src/model/text.js";
+import { deriveProviderName, PROVIDER_NAME, providerName } from "../../src/providers/name.js";
 
 describe("deriveProviderName", () => {
   it.each([

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` env references are data in these tests
 import { describe, expect, it } from "vitest";
-import type { Lock } from "../../src/providers/lock.js";
+import type { Lock } from "../../src/providers/lock-types.js";
 import { mutableRefWarnings, validateGitSkills } from "../../src/providers/validate.js";
 import { config } from "./helpers.js";
 

@@ -5,10 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { claude } from "../../src/agents/claude/index.js";
 import { AGENTS } from "../../src/agents/index.js";
-import type { Agent } from "../../src/core/manifest.js";
+import type { KanonConfig } from "../../src/model/config.js";
+import type { Agent } from "../../src/model/manifest.js";
 import { normalizeConfig } from "../../src/source/load.js";
 import { locator } from "../../src/source/locate.js";
-import type { KanonConfig } from "../../src/source/model.js";
 import { validateConfig } from "../../src/source/validate.js";
 
 const paths = { home: "/nonexistent", config: "/nonexistent/kanon.yaml", userHome: "/nonexistent" };

@@ -1,8 +1,8 @@
 /** Claude Code: `.claude.json`/`.mcp.json` `mcpServers` entries and the settings.json `hooks` value. */
 import { hookGroups } from "../../core/hooks/groups.js";
-import type { Agent } from "../../core/manifest.js";
 import { encodeJson } from "../../formats/json.js";
-import type { McpServer } from "../../source/model.js";
+import type { McpServer } from "../../model/config.js";
+import type { Agent } from "../../model/manifest.js";
 import { claudeManifest } from "./manifest.js";
 
 function mcpServer(s: McpServer): Record<string, unknown> {

@@ -1,5 +1,5 @@
 /** Claude Code, verified against 2.1.332 (npm binary read and end-to-end runs, 2026-11-30). */
-import type { AgentManifest, EventSupport } from "../../core/manifest.js";
+import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 
 const VERIFIED = {
   version: "2.1.332",

@@ -1,8 +1,8 @@
 /** Codex CLI: config.toml `mcp_servers` entries and a kanon-owned hooks.json. */
 import { hookGroups } from "../../core/hooks/groups.js";
-import type { Agent } from "../../core/manifest.js";
 import { encodeJson } from "../../formats/json.js";
-import type { McpServer } from "../../source/model.js";
+import type { McpServer } from "../../model/config.js";
+import type { Agent } from "../../model/manifest.js";
 import { codexManifest } from "./manifest.js";
 import { codexGatedHooks } from "./review.js";
 

@@ -1,5 +1,5 @@
 /** OpenAI Codex CLI, verified against 0.171.0 (binary schemas read and end-to-end runs, 2026-11-30). */
-import type { AgentManifest, EventSupport } from "../../core/manifest.js";
+import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 
 const VERIFIED = {
   version: "0.171.0",

@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { GateCheckInput, GatedHook } from "../../core/manifest.js";
+import type { GateCheckInput, GatedHook } from "../../model/manifest.js";
 
 const STATE_TEXT = {
   new: "new: not reviewed yet",

@@ -10,7 +10,7 @@
  * anomalyco/opencode (packages/plugin/src/promise/{adapter,tool,session,event}.ts,
  * packages/schema/src/session-event.ts) and its V2 docs; checked against a mock host only, never run.
  */
-import type { EventSupport, HookCapabilities } from "../../core/manifest.js";
+import type { EventSupport, HookCapabilities } from "../../model/manifest.js";
 
 const observe = { can: false } as const;
 

@@ -1,7 +1,8 @@
 /** OpenCode: opencode.json(c) `mcp` entries and the generated kanon-hooks.js plugin. */
-import type { Agent } from "../../core/manifest.js";
-import { ENV_REF } from "../../source/env.js";
-import type { McpServer } from "../../source/model.js";
+
+import type { McpServer } from "../../model/config.js";
+import { ENV_REF } from "../../model/env.js";
+import type { Agent } from "../../model/manifest.js";
 import { opencodeManifest } from "./manifest.js";
 import { renderOpenCodePlugin } from "./plugin.js";
 

@@ -1,5 +1,5 @@
 /** OpenCode: instructions, skills and MCP as OpenCode 1 reads them (OpenCode 2 reads the same V1 shapes). */
-import type { AgentManifest } from "../../core/manifest.js";
+import type { AgentManifest } from "../../model/manifest.js";
 import { opencodeHooks } from "./hooks.js";
 
 export const opencodeManifest: AgentManifest = {

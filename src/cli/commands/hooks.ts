@@ -6,7 +6,7 @@
 
 import type { HookDecision } from "../../core/hooks/support.js";
 import { hookEvent } from "../../core/hooks/support.js";
-import { KanonError } from "../../core/types.js";
+import { KanonError } from "../../model/types.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { loadValidated } from "../pipeline.js";
 import { jsonText } from "./render.js";

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { KanonError } from "../../core/types.js";
+import { KanonError } from "../../model/types.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
 import { pathsOf } from "../pipeline.js";
 

@@ -1,6 +1,6 @@
 /** `kanon lock`, `lock check`, `lock update`: git skill provider pins in kanon.lock. */
 
-import { KanonError } from "../../core/types.js";
+import { KanonError } from "../../model/types.js";
 import { checkLock, lock, updateLock } from "../../providers/lock.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
 import { loadValidated } from "../pipeline.js";

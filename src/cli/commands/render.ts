@@ -1,7 +1,8 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
-import type { TargetFile } from "../../core/types.js";
+
 import { applyChanges } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
+import type { TargetFile } from "../../model/types.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff } from "../diff-text.js";
 import { loadPlan, loadRendered } from "../pipeline.js";

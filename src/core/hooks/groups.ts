@@ -3,7 +3,7 @@
  * settings.json and Codex hooks.json share. Each hook is its own group, in kanon.yaml order; groups
  * with the same event and matcher are not coalesced (byte-compatible with the Go original).
  */
-import type { NativeHook } from "./support.js";
+import type { NativeHook } from "../../model/manifest.js";
 
 export function hookGroups(hooks: NativeHook[]): Record<string, unknown[]> {
   const events: Record<string, unknown[]> = {};

@@ -2,12 +2,7 @@
  * Reading a neutral (Claude-dialect) matcher and writing it in another agent's dialect. The dialects
  * themselves are data in each manifest; this is the one mechanism that reads them.
  */
-import type { MatcherDialect } from "../manifest.js";
-
-export type Matcher =
-  | { kind: "all" }
-  | { kind: "names"; names: string[] }
-  | { kind: "regex"; source: string };
+import type { Matcher, MatcherDialect } from "../../model/manifest.js";
 
 /** Claude's rule: only these characters make an exact list (split on | or ,); anything else is a regex. */
 const NEUTRAL_EXACT = /^[A-Za-z0-9_|, -]+$/;

@@ -4,10 +4,10 @@
  * warnings (implicit targets), `kanon hooks`, `status` and the docs all use it.
  */
 
-import type { HookEntry } from "../../source/model.js";
-import type { AgentManifest, Gate } from "../manifest.js";
-import type { Scope } from "../types.js";
-import { isNativeList, type Matcher, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
+import type { HookEntry } from "../../model/config.js";
+import type { AgentManifest, Gate, NativeHook } from "../../model/manifest.js";
+import type { Scope } from "../../model/types.js";
+import { isNativeList, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
 import { commandLine } from "./quote.js";
 import { HANDLER_FIELDS, NEUTRAL_EVENTS, NEUTRAL_TOOLS, neutralEvent, neutralHandler } from "./vocabulary.js";
 
@@ -17,25 +17,6 @@ import { HANDLER_FIELDS, NEUTRAL_EVENTS, NEUTRAL_TOOLS, neutralEvent, neutralHan
  * does not know either (a new event, or a typo). omitted: not written for this agent.
  */
 export type Outcome = "as-written" | "translated" | "passed-through" | "omitted";
-
-/** A hook as the agent will run it: native event name, translated matcher and handler. */
-export interface NativeHook {
-  name: string;
-  neutralEvent: string;
-  event: string;
-  /** Matcher text for agents that read one (absent = match all). */
-  matcherText?: string;
-  /** The same matcher as data, for agents whose runtime kanon generates. */
-  matcher: Matcher;
-  type: string;
-  /** The command fields, as the agent runs them (every agent spells these four the same). */
-  command?: string;
-  args?: string[];
-  timeout?: number;
-  async?: boolean;
-  /** The other handler fields, under the agent's names for them (`statusMessage`, `url`, …). */
-  fields: Record<string, unknown>;
-}
 
 export interface HookDecision {
   hook: HookEntry;

@@ -1,5 +1,5 @@
 /** The one-line errors a co-owned merge can end with; the destination file is never written then. */
-import { KanonError } from "../../core/types.js";
+import { KanonError } from "../../model/types.js";
 
 export function cannotParse(path: string, detail: string): KanonError {
   return new KanonError(`cannot parse ${path} for merge: ${detail}`);

@@ -1,6 +1,7 @@
 /** The document a merge must produce, computed on values; the edited text is checked against it. */
-import type { MergeSpec } from "../../core/types.js";
+
 import { isPlainObject, type PlainObject, setOwn, withMember } from "../../formats/values.js";
+import type { MergeSpec } from "../../model/types.js";
 
 export function intendedDocument(existing: PlainObject, spec: MergeSpec, desired: unknown): PlainObject {
   if (spec.kind === "value") return withMember(existing, spec.key, desired);

@@ -1,8 +1,8 @@
 /** Merging kanon's entries into a JSON or JSONC file that users also edit (comments allowed in both). */
 import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
-import type { MergeSpec } from "../../core/types.js";
 import { encodeJson } from "../../formats/json.js";
 import { deepEqual, isPlainObject, type PlainObject } from "../../formats/values.js";
+import type { MergeSpec } from "../../model/types.js";
 import { cannotParse, notAnObject, topLevelNotObject, verified } from "./errors.js";
 import { intendedDocument } from "./intended.js";
 import { findMember, JsonEditor, memberValue, nodeValue } from "./json-editor.js";

@@ -2,10 +2,11 @@
  * The co-owned file merge: kanon's managed entries go into a file the user also edits, and every
  * other byte of it stays as it was (unlike the Go tool, which re-serialised whole files).
  */
-import { KanonError, type MergeSpec } from "../../core/types.js";
+
 import { encodeJson } from "../../formats/json.js";
 import { encodeToml } from "../../formats/toml.js";
 import { isPlainObject, type PlainObject } from "../../formats/values.js";
+import { KanonError, type MergeSpec } from "../../model/types.js";
 import { normaliseManaged } from "./intended.js";
 import { mergeJson } from "./json-merge.js";
 import { mergeToml } from "./toml-merge.js";

@@ -9,9 +9,9 @@
  * Lines of other tables, comments between them and blank lines stay byte for byte.
  */
 import { parse as parseTomlText, TomlError } from "smol-toml";
-import type { MergeSpec } from "../../core/types.js";
 import { encodeToml, encodeTomlKey, encodeTomlTable, encodeTomlValue } from "../../formats/toml.js";
 import { deepEqual, isPlainObject, type PlainObject, setOwn, sortedKeys } from "../../formats/values.js";
+import type { MergeSpec } from "../../model/types.js";
 import { cannotEdit, cannotParse, notAnObject, verified } from "./errors.js";
 import { intendedDocument } from "./intended.js";
 import {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { claudeManifest } from "../../../src/agents/claude/manifest.js";
 import { codexManifest } from "../../../src/agents/codex/manifest.js";
 import { decideHook, omissionError, omissionWarning } from "../../../src/core/hooks/support.js";
-import type { HookEntry } from "../../../src/source/model.js";
+import type { HookEntry } from "../../../src/model/config.js";
 
 const decide = (hook: HookEntry, manifest = codexManifest, scope: "user" | "project" = "user") =>
   decideHook(hook, 0, manifest, scope)!;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { KanonError } from "../../../src/core/types.js";
 import { verified } from "../../../src/destination/edit/errors.js";
+import { KanonError } from "../../../src/model/types.js";
 
 describe("verified (defence in depth)", () => {
   it("returns the edited text when it holds the intended document", () => {

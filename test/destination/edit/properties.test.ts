@@ -6,10 +6,10 @@
 import fc from "fast-check";
 import { findNodeAtLocation, type Node, parseTree, visit } from "jsonc-parser";
 import { describe, expect, it } from "vitest";
-import type { MergeSpec } from "../../../src/core/types.js";
 import { nextLineStart, startsLine } from "../../../src/destination/edit/text.js";
 import { encodeToml, encodeTomlTable } from "../../../src/formats/toml.js";
 import { deepEqual, isPlainObject, type PlainObject } from "../../../src/formats/values.js";
+import type { MergeSpec } from "../../../src/model/types.js";
 import { mergeChecked, parseAny } from "./support.js";
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
-import type { MergeSpec } from "../../../src/core/types.js";
 import { mergeCoOwned } from "../../../src/destination/edit/index.js";
 import { isPlainObject, type PlainObject } from "../../../src/formats/values.js";
+import type { MergeSpec } from "../../../src/model/types.js";
 
 export function fixture(name: string): string {
   return readFileSync(new URL(`../../fixtures/merge/${name}`, import.meta.url), "utf8");

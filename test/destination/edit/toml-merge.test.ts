@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` env references are data in these tests
 import { describe, expect, it } from "vitest";
-import { KanonError, type MergeSpec } from "../../../src/core/types.js";
 import { mergeCoOwned } from "../../../src/destination/edit/index.js";
 import { encodeToml, encodeTomlTable } from "../../../src/formats/toml.js";
+import { KanonError, type MergeSpec } from "../../../src/model/types.js";
 import { fixture, mergeChecked, replaceOnce } from "./support.js";
 
 const codex: MergeSpec = { kind: "entries", format: "toml", key: "mcp_servers" };

@@ -4,8 +4,7 @@
  * asks which agent it is looking at. Adding an agent means adding one folder under src/agents/ with a
  * manifest and a small render function, and registering it in src/agents/index.ts.
  */
-import type { McpServer } from "../source/model.js";
-import type { NativeHook } from "./hooks/support.js";
+import type { McpServer } from "./config.js";
 import type { AgentId, MergeSpec, Scope } from "./types.js";
 
 /** Paths are relative to the user's home directory (user scope) or the project directory (project scope). */
@@ -152,6 +151,31 @@ export interface AgentManifest {
   skills: SkillCapabilities;
   mcp: McpCapabilities;
   hooks: HookCapabilities;
+}
+
+/** A parsed matcher: every value, an exact list of names, or a regex. */
+export type Matcher =
+  | { kind: "all" }
+  | { kind: "names"; names: string[] }
+  | { kind: "regex"; source: string };
+
+/** A hook as the agent will run it: native event name, translated matcher and handler. */
+export interface NativeHook {
+  name: string;
+  neutralEvent: string;
+  event: string;
+  /** Matcher text for agents that read one (absent = match all). */
+  matcherText?: string;
+  /** The same matcher as data, for agents whose runtime kanon generates. */
+  matcher: Matcher;
+  type: string;
+  /** The command fields, as the agent runs them (every agent spells these four the same). */
+  command?: string;
+  args?: string[];
+  timeout?: number;
+  async?: boolean;
+  /** The other handler fields, under the agent's names for them (`statusMessage`, `url`, …). */
+  fields: Record<string, unknown>;
 }
 
 /** A rendered native hook file. */

@@ -1,14 +1,8 @@
 /** Reading a skill directory into memory, so that rendering stays a pure function of the source. */
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-
-export interface TreeFile {
-  /** Path relative to the tree root, `/`-separated. */
-  rel: string;
-  content: Uint8Array;
-  /** Permission bits (e.g. 0o755 for an executable script). */
-  mode: number;
-}
+import type { TreeFile } from "../model/source.js";
+import { compareBytes } from "../model/text.js";
 
 export interface ReadTreeOptions {
   /** Read symlinked files as the files they point to (local skills); otherwise see onSymlink. */
@@ -52,13 +46,4 @@ function readTreeSync(root: string, options: ReadTreeOptions = {}): TreeFile[] {
   };
   walk(root, "");
   return files;
-}
-
-/** Byte-wise (UTF-8) string order, the order Go sorts strings in. */
-export function compareBytes(a: string, b: string): number {
-  if (a === b) return 0;
-  // UTF-16 order equals UTF-8 byte order except around surrogate pairs; compare bytes only then.
-  if (/[\ud800-\udfff]/.test(a) || /[\ud800-\udfff]/.test(b))
-    return Buffer.compare(Buffer.from(a), Buffer.from(b));
-  return a < b ? -1 : 1;
 }
