@@ -50,8 +50,14 @@ export async function loadValidated(
   const scope = scopeOf(flags, io);
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
-  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, loaded.locate);
-  if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
+  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env);
+  if (validation.errors.length > 0 || validation.unlocated) {
+    // Again, now saying where in kanon.yaml each message is (parsing for positions costs time).
+    const { locator } = await import("../source/decode-positional.js");
+    const locate = locator(loaded.text, loaded.label);
+    validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, locate);
+    if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
+  }
   const lock = await loadLock(paths.home);
   return { paths, scope, agents, loaded, validation, lock };
 }

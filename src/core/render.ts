@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { encodeJson } from "../formats/json.js";
 import { encodeToml } from "../formats/toml.js";
+import { encodeText } from "../formats/utf8.js";
 import type { Agent, ScopedPath } from "../model/manifest.js";
 import type { Source } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
@@ -13,7 +14,8 @@ import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
 import { namespacedSkillName, slugSkillName } from "./skill-names.js";
 
-const text = (s: string) => Buffer.from(s, "utf8");
+/** Bytes of instruction files that are not UTF-8 were decoded as escapes (formats/utf8.ts) and come back as they were. */
+const text = (s: string) => encodeText(s);
 
 export interface RenderInput {
   source: Source;

@@ -1,17 +1,26 @@
 /**
  * Writing a plan. Every file is first written to a temporary file beside its destination (with its
- * final mode); only when all of them are ready are they renamed into place, so a failure leaves no
- * destination changed and no file is ever partially written. Co-owned files (which hold the user's
- * own settings) are flushed to disk before the rename; kanon-owned files can always be rendered
- * again, and flushing thousands of skill files one by one would cost seconds.
+ * final mode); only when all of them are ready are they renamed into place, so a failure while
+ * staging leaves no destination changed and no file is ever partially written. Co-owned files (which
+ * hold the user's own settings) are flushed to disk before the rename; kanon-owned files can always
+ * be rendered again, and flushing thousands of skill files one by one would cost seconds.
+ *
+ * Co-owned files are renamed first, each one checked against what was planned right before its own
+ * rename (a new one is linked into place, which fails if the file appeared meanwhile), so a write by
+ * the user or an agent is never overwritten: what remains is the instant between that check and the
+ * rename system call. Temporary files carry kanon's pid, so the next apply can tell an interrupted
+ * run's litter from a running apply's files and remove it (see removeLeftovers).
  */
 import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
   fsyncSync,
+  linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmdirSync,
@@ -21,38 +30,111 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { osErrorText } from "../model/fs-errors.js";
-import { KanonError } from "../model/types.js";
-import type { Change } from "./plan.js";
+import { KanonError, type TargetFile } from "../model/types.js";
+import { type Change, symlinkTarget } from "./plan.js";
+
+/** For tests only: let a test act inside kanon's windows (before a rename, before a mkdir) deterministically. */
+export const applyTestHooks: {
+  beforeRename?: (destination: string) => void;
+  beforeMkdir?: (dir: string) => void;
+} = {};
+
+/** `.settings.json.kanon-<pid>-<random>.tmp` */
+const TEMP_NAME = /^\..*\.kanon-(\d+)-[0-9a-f]{12}\.tmp$/;
+
+/** The destination's name is shortened so that the temporary name stays within the 255-byte limit. */
+function tempPathFor(destination: string): string {
+  const name = `.${basename(destination).slice(0, 64)}.kanon-${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
+  return join(dirname(destination), name);
+}
+
+interface Staged {
+  temp: string;
+  change: Change;
+}
 
 export function applyChanges(changes: readonly Change[]): void {
   const createdDirs: string[] = [];
   const knownDirs = new Set<string>();
-  const staged: { temp: string; change: Change }[] = [];
+  const staged: Staged[] = [];
   try {
     for (const change of changes) {
-      ensureDir(dirname(change.path), createdDirs, knownDirs);
-      const temp = join(
-        dirname(change.path),
-        `.${basename(change.path)}.kanon-${randomBytes(6).toString("hex")}.tmp`,
-      );
-      staged.push({ temp, change });
-      writeTemp(temp, change.after, change.mode, !!change.file.merge);
+      try {
+        ensureDir(dirname(change.path), createdDirs, knownDirs);
+        const temp = tempPathFor(change.path);
+        staged.push({ temp, change });
+        writeTemp(temp, change.after, change.mode, !!change.file.merge);
+      } catch (e) {
+        if (e instanceof KanonError) throw e;
+        throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}; nothing was written`);
+      }
     }
-    for (const { change } of staged) assertUnchanged(change);
+    for (const { change } of staged) {
+      if (!isUnchanged(change)) throw changedError(change.path, []);
+    }
   } catch (e) {
     for (const s of staged) rmQuietly(() => unlinkSync(s.temp));
     for (const d of createdDirs.reverse()) rmQuietly(() => rmdirSync(d));
-    if (e instanceof KanonError) throw e;
-    const err = e as NodeJS.ErrnoException;
-    throw new KanonError(`cannot write ${err.path ?? "destination"}: ${osErrorText(e)}; nothing was written`);
+    throw e;
   }
-  for (const { temp, change } of staged) {
+  // Co-owned files first: a late write by an agent then stops kanon before any of its own files move.
+  const ordered = [
+    ...staged.filter((s) => s.change.file.merge),
+    ...staged.filter((s) => !s.change.file.merge),
+  ];
+  const written: string[] = [];
+  for (const [i, { temp, change }] of ordered.entries()) {
     try {
-      renameSync(temp, change.path);
+      applyTestHooks.beforeRename?.(change.path);
+      if (!change.file.merge) renameSync(temp, change.path);
+      else if (!placeCoOwned(temp, change)) throw changedError(change.path, written);
+      written.push(change.path);
     } catch (e) {
-      throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}`);
+      for (const s of ordered.slice(i)) rmQuietly(() => unlinkSync(s.temp));
+      if (e instanceof KanonError) throw e;
+      throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}${notWritten(written)}`);
     }
   }
+}
+
+/**
+ * Move a co-owned file into place only if it is still what was planned (false: it changed). A new
+ * one is hard-linked into place, which fails if someone created the file since the plan.
+ */
+function placeCoOwned(temp: string, change: Change): boolean {
+  if (change.action === "create") {
+    try {
+      linkSync(temp, change.path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") return false;
+      // A file system without hard links: check, then rename (the window of one rename remains).
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw e;
+      if (lstatSync(change.path, { throwIfNoEntry: false })) return false;
+      renameSync(temp, change.path);
+      return true;
+    }
+    unlinkSync(temp);
+    return true;
+  }
+  if (!isUnchanged(change)) return false;
+  renameSync(temp, change.path);
+  return true;
+}
+
+function changedError(path: string, written: readonly string[]): KanonError {
+  const what = `${path} changed while kanon was applying`;
+  return new KanonError(
+    written.length === 0
+      ? `${what}; nothing was written, run the command again`
+      : `${what} and was left as it is${notWritten(written)}`,
+  );
+}
+
+function notWritten(written: readonly string[]): string {
+  return written.length === 0
+    ? "; nothing was written"
+    : `; ${written.length} file(s) were written before it (${written.join(", ")}), the rest were not; run the command again`;
 }
 
 function writeTemp(path: string, data: Uint8Array, mode: number, flush: boolean): void {
@@ -85,28 +167,107 @@ function ensureDir(dir: string, created: string[], known: Set<string>): void {
     d = parent;
   }
   for (const m of missing.reverse()) {
-    mkdirSync(m, { mode: 0o755 });
-    created.push(m);
+    try {
+      applyTestHooks.beforeMkdir?.(m);
+      mkdirSync(m, { mode: 0o755 });
+      created.push(m);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      // Another program (a concurrent apply) created it meanwhile: fine if it is a directory.
+      if (!statSync(m).isDirectory())
+        throw new KanonError(`cannot write into ${m}: it is a file, not a directory; nothing was written`);
+    }
   }
   known.add(dir);
 }
 
-/** Another program (often the agent itself) may have written a co-owned file since it was planned. */
-function assertUnchanged(change: Change): void {
-  if (change.action !== "update" || !change.file.merge || !change.before) return;
+/**
+ * Another program (often the agent itself) may have written a co-owned file since it was planned:
+ * an existing one must hold the planned bytes, a new one must still be absent.
+ */
+function isUnchanged(change: Change): boolean {
+  if (!change.file.merge) return true;
+  if (change.action === "create") return !lstatSync(change.path, { throwIfNoEntry: false });
   let now: Buffer | null = null;
   try {
     now = readFileSync(change.path);
   } catch {}
-  if (!now?.equals(change.before)) {
-    throw new KanonError(
-      `${change.path} changed while kanon was applying; nothing was written, run the command again`,
-    );
-  }
+  return !!change.before && !!now?.equals(change.before);
 }
 
 function rmQuietly(remove: () => void): void {
   try {
     remove();
   } catch {}
+}
+
+/**
+ * Directories that may hold kanon's temporary files: beside every rendered file, and beside the
+ * target of a destination that is a symlink.
+ */
+export function destinationDirs(files: readonly TargetFile[]): Set<string> {
+  const dirs = new Set<string>();
+  for (const f of files) {
+    for (const p of [f.path, ...(f.alternatives ?? [])]) {
+      dirs.add(dirname(p));
+      dirs.add(dirname(symlinkTarget(p)));
+    }
+  }
+  return dirs;
+}
+
+/**
+ * Remove temporary files an interrupted apply left in `dirs` (those of a kanon process that is no
+ * longer running). They may hold a copy of a file with tokens, so each is overwritten with zeros
+ * before it is unlinked. Returns how many were removed.
+ */
+export function removeLeftovers(dirs: Iterable<string>): number {
+  let removed = 0;
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = TEMP_NAME.exec(name);
+      if (!m || isRunning(Number(m[1]))) continue;
+      const path = join(dir, name);
+      try {
+        const st = lstatSync(path);
+        if (!st.isFile()) continue;
+        shred(path, st.size);
+        unlinkSync(path);
+        removed++;
+      } catch (e) {
+        throw new KanonError(`cannot remove ${path} (left by an interrupted kanon apply): ${osErrorText(e)}`);
+      }
+    }
+  }
+  return removed;
+}
+
+/** Our own pid is a previous process's (sweeping runs before this process stages anything). */
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function shred(path: string, size: number): void {
+  if (size === 0) return;
+  const fd = openSync(path, "r+");
+  try {
+    const zeros = Buffer.alloc(Math.min(size, 1 << 20));
+    for (let offset = 0; offset < size; )
+      offset += writeSync(fd, zeros, 0, Math.min(zeros.length, size - offset), offset);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

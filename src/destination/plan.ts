@@ -3,7 +3,9 @@
  * file is compared with its destination; co-owned files are merged first (only kanon's entries
  * change); nothing that stops being rendered is deleted.
  */
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { decodeBytes, encodeText } from "../formats/utf8.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError, type TargetFile } from "../model/types.js";
 import type { mergeCoOwned } from "./edit/index.js";
@@ -34,7 +36,7 @@ export async function planChanges(files: readonly TargetFile[]): Promise<Plan> {
   const changes: Change[] = [];
   let merge: Merge | undefined;
   for (const file of files) {
-    const path = chooseDestination(file);
+    const path = symlinkTarget(chooseDestination(file));
     if (file.merge && !merge && existsSync(path)) merge = (await import("./edit/index.js")).mergeCoOwned;
     const change = planFile(file, path, merge);
     if (change) changes.push(change);
@@ -71,14 +73,14 @@ function planFile(file: TargetFile, path: string, merge: Merge | undefined): Cha
   if (file.merge && !merge)
     throw new KanonError(`${path} appeared while kanon was planning; run the command again`);
   const after = file.merge
-    ? Buffer.from(merge!(before.toString("utf8"), file.merge, file.managed ?? {}, path), "utf8")
+    ? encodeText(merge!(decodeBytes(before), file.merge, file.managed ?? {}, path))
     : file.content;
   // A co-owned file keeps its mode (a 0600 ~/.claude.json stays 0600); a kanon-owned one gets the rendered mode.
   const targetMode = file.merge ? mode : file.mode;
   if (mode === targetMode && before.equals(after)) return null;
   return {
     file,
-    path: resolveLink(path),
+    path,
     action: "update",
     before,
     after,
@@ -93,7 +95,21 @@ function chooseDestination(file: TargetFile): string {
   return [file.path, ...file.alternatives].find((p) => lstatSync(p, { throwIfNoEntry: false })) ?? file.path;
 }
 
-/** A destination that is a symlink is updated at its target. */
-function resolveLink(path: string): string {
-  return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+/**
+ * A destination that is a symlink is written at its final target, which need not exist yet (a
+ * dangling link stays a link and its target is created); anything else is written where it is.
+ */
+export function symlinkTarget(path: string): string {
+  let p = path;
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      if (!lstatSync(p).isSymbolicLink()) return p;
+      link = readlinkSync(p);
+    } catch {
+      return p;
+    }
+    p = resolve(dirname(p), link);
+  }
+  throw new KanonError(`cannot write ${path}: too many levels of symbolic links`);
 }

@@ -18,10 +18,15 @@ export function envRefs(value: string): EnvRef[] {
   return refs;
 }
 
+/** A variable's value; `${constructor}` must not find Object.prototype's. */
+export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  return Object.hasOwn(env, name) ? env[name] : undefined;
+}
+
 /** Expand every reference: the variable if set and non-empty, else the default, else "". */
 export function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
   return value.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
-    const v = env[name];
+    const v = envValue(env, name);
     return v !== undefined && v !== "" ? v : (fallback ?? "");
   });
 }

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { KanonConfig, SkillEntry } from "../model/config.js";
-import { envRefs, expandEnv } from "../model/env.js";
+import { envRefs, envValue, expandEnv } from "../model/env.js";
 import { goQuote } from "../model/text.js";
 import { providerName, providerOwner } from "./name.js";
 
@@ -233,7 +233,7 @@ export function gitUrlEnvErrors(config: KanonConfig, env: NodeJS.ProcessEnv): st
   config.skills.forEach((entry, i) => {
     if (entry.enabled === false || !entry.git?.url) return;
     for (const ref of envRefs(entry.git.url)) {
-      if (ref.fallback === undefined && !env[ref.name]) {
+      if (ref.fallback === undefined && !envValue(env, ref.name)) {
         out.push(`config.skills[${i}].git.url references unset environment variable ${ref.name}`);
       }
     }

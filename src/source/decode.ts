@@ -7,6 +7,7 @@
  */
 import * as jsYaml from "js-yaml";
 import type { Decoded } from "./decode-positional.js";
+import { MAX_ALIASED_VALUES, RESERVED_NAMES, unwritableChar } from "./limits.js";
 import type { Schema } from "./schema.js";
 
 export type { Decoded };
@@ -14,7 +15,8 @@ export type { Decoded };
 // The core schema (no timestamps or binary) plus merge keys (`<<`), which Go's yaml.v3 also reads.
 // (`types` is exported at run time but missing from the type definitions.)
 const { merge } = (jsYaml as unknown as { types: { merge: jsYaml.Type } }).types;
-const YAML_SCHEMA = jsYaml.CORE_SCHEMA.extend([merge]);
+// (As `implicit`: a plain array would add it as an explicit tag, and `<<` would stay an ordinary key.)
+const YAML_SCHEMA = jsYaml.CORE_SCHEMA.extend({ implicit: [merge] });
 
 /** Thrown inside the fast path: the document needs the positional decoder. */
 const SLOW = Symbol("slow path");
@@ -33,8 +35,11 @@ export function decodeFast(text: string, schema: Schema): unknown | typeof SLOW 
   } catch {
     return SLOW;
   }
+  // js-yaml shares aliased values; walking them may cost far more than the text (the positional
+  // decoder bounds it and says so).
+  const budget = { left: text.length + MAX_ALIASED_VALUES };
   try {
-    return convert(data, schema);
+    return convert(data, schema, budget);
   } catch (e) {
     if (e === SLOW) return SLOW;
     throw e;
@@ -45,14 +50,17 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function convert(value: unknown, s: Schema): unknown {
+/** Anything the positional decoder would report (see decode-positional.ts) goes there. */
+function convert(value: unknown, s: Schema, budget: { left: number }): unknown {
+  if (--budget.left < 0) throw SLOW;
   if (value === null || value === undefined) return undefined;
   switch (s.kind) {
     case "string":
-      if (typeof value !== "string") throw SLOW;
+      if (typeof value !== "string" || unwritableChar(value, !!s.enum)) throw SLOW;
       return value;
     case "int":
       if (typeof value !== "number" || !Number.isSafeInteger(value)) throw SLOW;
+      if (value < (s.minimum ?? 0) || value > (s.maximum ?? Number.MAX_SAFE_INTEGER)) throw SLOW;
       return value;
     case "bool":
       if (typeof value !== "boolean") throw SLOW;
@@ -61,7 +69,10 @@ function convert(value: unknown, s: Schema): unknown {
       return value;
     case "array":
       if (!Array.isArray(value)) throw SLOW;
-      return value.map((item) => convert(item, s.items));
+      return value.map((item) => {
+        if (item === null || item === undefined) throw SLOW;
+        return convert(item, s.items, budget);
+      });
     case "map":
     case "object": {
       if (!isPlainObject(value)) throw SLOW;
@@ -70,7 +81,8 @@ function convert(value: unknown, s: Schema): unknown {
         const fieldSchema =
           s.kind === "map" ? s.values : Object.hasOwn(s.fields, key) ? s.fields[key] : undefined;
         if (!fieldSchema) throw SLOW;
-        const v = convert(value[key], fieldSchema);
+        if (s.kind === "map" && (RESERVED_NAMES.has(key) || unwritableChar(key, true))) throw SLOW;
+        const v = convert(value[key], fieldSchema, budget);
         if (v !== undefined) result[key] = v;
         else if (s.kind === "map") throw SLOW;
       }

@@ -2,11 +2,11 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
+import { decodeBytes, ESCAPED_BYTE } from "../formats/utf8.js";
 import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import type { Paths } from "../model/source.js";
 import { KanonError } from "../model/types.js";
 import { decodeYaml } from "./decode.js";
-import type { Locate, Path } from "./locate.js";
 import { kanonSchema, type Schema } from "./schema.js";
 
 /** `~` and `~/…` expand to the user's home. */
@@ -39,8 +39,9 @@ export interface LoadedConfig {
   paths: Paths;
   config: KanonConfig;
   warnings: string[];
-  /** Where a value of the config file is, for messages about it. */
-  locate: Locate;
+  /** The text of kanon.yaml and the name messages give it (`kanon.yaml`, or the --config path). */
+  text: string;
+  label: string;
 }
 
 /** The config file does not exist (status treats this as "nothing to report"). */
@@ -56,9 +57,9 @@ export function configSchema(agentIds: readonly string[]): Schema {
 }
 
 export async function loadConfig(paths: Paths, agentIds: readonly string[]): Promise<LoadedConfig> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(paths.config, "utf8");
+    bytes = await readFile(paths.config);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === "ENOENT") {
@@ -70,21 +71,23 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
     throw new KanonError(`open ${paths.config}: ${err.message}`);
   }
   const label = paths.config === join(paths.home, "kanon.yaml") ? "kanon.yaml" : paths.config;
+  const text = decodeBytes(bytes);
+  const invalid = text.search(ESCAPED_BYTE);
+  if (invalid >= 0) {
+    const before = text.slice(0, invalid).split("\n");
+    const byte = text.charCodeAt(invalid) - 0xdc00;
+    throw new KanonError(
+      `${label}:${before.length}:${before.at(-1)!.length + 1}: byte 0x${byte.toString(16).toUpperCase()} is not valid UTF-8; save ${label} as UTF-8`,
+    );
+  }
   const decoded = await decodeYaml(text, label, configSchema(agentIds));
   if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
   return {
     paths,
     config: normalizeConfig((decoded.value ?? {}) as Partial<KanonConfig>),
     warnings: decoded.warnings,
-    locate: lazyLocator(text, label),
-  };
-}
-
-function lazyLocator(text: string, file: string): Locate {
-  let find: ((path: Path) => string | undefined) | undefined;
-  return async (path) => {
-    find ??= (await import("./locate.js")).locator(text, file);
-    return find(path);
+    text,
+    label,
   };
 }
 

@@ -8,7 +8,7 @@
 
 export type Schema =
   | { kind: "string"; description?: string; examples?: string[]; enum?: string[] }
-  | { kind: "int"; description?: string; minimum?: number }
+  | { kind: "int"; description?: string; minimum?: number; maximum?: number }
   | { kind: "bool"; description?: string }
   /** Any YAML value, kept as decoded (an MCP tool's arguments). */
   | { kind: "any"; description?: string }
@@ -21,7 +21,8 @@ const str = (description?: string, extra: { examples?: string[]; enum?: string[]
   ...(description ? { description } : {}),
   ...extra,
 });
-const int = (description: string): Schema => ({ kind: "int", description, minimum: 0 });
+/** Whole seconds and counts: at most 2^31-1, which every agent's format holds exactly. */
+const int = (description: string): Schema => ({ kind: "int", description, minimum: 0, maximum: 2 ** 31 - 1 });
 const bool = (description: string): Schema => ({ kind: "bool", description });
 const list = (items: Schema, description?: string): Schema => ({
   kind: "array",
@@ -169,6 +170,7 @@ export function toJsonSchema(schema: Schema, root = true): Record<string, unknow
     case "int":
       out.type = "integer";
       if (schema.minimum !== undefined) out.minimum = schema.minimum;
+      if (schema.maximum !== undefined) out.maximum = schema.maximum;
       break;
     case "bool":
       out.type = "boolean";

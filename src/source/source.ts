@@ -4,6 +4,7 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { decodeBytes } from "../formats/utf8.js";
 import type { KanonConfig } from "../model/config.js";
 import { statError } from "../model/fs-errors.js";
 import type { LocalSkill, Paths, ProviderSkills, Source } from "../model/source.js";
@@ -69,7 +70,7 @@ async function loadInstructions(config: KanonConfig, paths: Paths): Promise<stri
     config.instructions.files.map(async (rel) => {
       const abs = resolveHomePath(rel, paths.home, paths.userHome);
       try {
-        return await readFile(abs, "utf8");
+        return decodeBytes(await readFile(abs));
       } catch (e) {
         throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
       }

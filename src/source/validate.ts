@@ -20,7 +20,7 @@ import {
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
 import type { KanonConfig } from "../model/config.js";
-import { envRefs } from "../model/env.js";
+import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
@@ -28,7 +28,6 @@ import type { Scope } from "../model/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { closest } from "./did-you-mean.js";
 import { resolveHomePath } from "./load.js";
-import type { Locate, Path } from "./locate.js";
 
 export interface Validation {
   errors: string[];
@@ -36,8 +35,17 @@ export interface Validation {
   warnings: string[];
   /** Every hook × targeted agent decision, in hook order then agent order. */
   decisions: HookDecision[];
+  /** Some warning would say where in kanon.yaml it is, given a locator (the pipeline then validates again). */
+  unlocated: boolean;
 }
 
+/** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode-positional.ts). */
+export type Locate = (path: readonly (string | number)[]) => string;
+
+/**
+ * With `locate`, each error about a value in kanon.yaml starts with where it is; the pipeline runs
+ * validation again with it when there are errors, so that a valid home never parses twice.
+ */
 export async function validateConfig(
   config: KanonConfig,
   paths: Paths,
@@ -46,46 +54,56 @@ export async function validateConfig(
   env: NodeJS.ProcessEnv,
   locate?: Locate,
 ): Promise<Validation> {
+  const at = (...path: (string | number)[]) => (locate ? `${locate(path)}: ` : "");
   const errors: string[] = [];
   const warnings: string[] = [];
   const targetNames = new Set(["all", ...agents.map((a) => a.manifest.id)]);
-  const badTargets = (targets: string[] | undefined) => (targets ?? []).filter((t) => !targetNames.has(t));
+  /** Indexes of the targets that name no agent. */
+  const badTargets = (targets: string[] | undefined) =>
+    (targets ?? []).flatMap((t, i) => (targetNames.has(t) ? [] : [i]));
 
   if (config.version !== 1)
     errors.push(
-      `unsupported version ${config.version}${config.version === 0 ? ' (kanon.yaml needs "version: 1")' : ""}`,
+      `${at("version")}unsupported version ${config.version}${config.version === 0 ? ' (kanon.yaml needs "version: 1")' : ""}`,
     );
 
-  for (const rel of config.instructions.files) {
+  config.instructions.files.forEach((rel, i) => {
+    const where = at("instructions", "files", i);
     if (!rel.trim()) {
-      errors.push("instruction path cannot be empty");
-      continue;
+      errors.push(`${where}instruction path cannot be empty`);
+      return;
     }
     const abs = resolveHomePath(rel, paths.home, paths.userHome);
     try {
       statSync(abs);
     } catch (e) {
-      errors.push(`instruction "${rel}": ${statError(abs, e)}`);
+      errors.push(`${where}instruction "${rel}": ${statError(abs, e)}`);
     }
-  }
+  });
 
   // Skills in config order, git providers and local entries interleaved as in the Go original.
   const agentIds = agents.map((a) => a.manifest.id);
   const providerNames = new Set<string>();
-  for (const skill of config.skills) {
+  for (const [i, skill] of config.skills.entries()) {
     if (skill.enabled === false) continue;
+    const where = at("skills", i);
     if (skill.git) {
-      errors.push(...gitSkillEntryErrors(skill, env, providerNames, agentIds));
+      errors.push(...gitSkillEntryErrors(skill, env, providerNames, agentIds).map((e) => where + e));
       continue;
     }
     const name = (skill.name ?? "").trim();
     if (!name) {
-      errors.push("skill name cannot be empty");
+      errors.push(`${where}skill name cannot be empty`);
       continue;
     }
-    if (skill.include) errors.push(`skill "${name}" cannot use include without git`);
-    if (skill.exclude) errors.push(`skill "${name}" cannot use exclude without git`);
-    for (const t of badTargets(skill.targets)) errors.push(`skill "${name}" has unsupported target "${t}"`);
+    if (skill.include)
+      errors.push(`${at("skills", i, "include")}skill "${name}" cannot use include without git`);
+    if (skill.exclude)
+      errors.push(`${at("skills", i, "exclude")}skill "${name}" cannot use exclude without git`);
+    for (const t of badTargets(skill.targets))
+      errors.push(
+        `${at("skills", i, "targets", t)}skill "${name}" has unsupported target "${skill.targets![t]}"`,
+      );
     const dir = skill.path
       ? resolveHomePath(skill.path, paths.home, paths.userHome)
       : join(paths.home, "skills", name);
@@ -93,39 +111,43 @@ export async function validateConfig(
     try {
       statSync(skillMd);
     } catch (e) {
-      errors.push(`skill "${name}": ${statError(skillMd, e)}`);
+      errors.push(`${where}skill "${name}": ${statError(skillMd, e)}`);
     }
   }
 
   const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [name, server] of servers) {
     if (server.enabled === false) continue;
+    const where = at("mcp", "servers", name);
     if (!name.trim()) {
-      errors.push("mcp server name cannot be empty");
+      errors.push(`${where}mcp server name cannot be empty`);
       continue;
     }
     for (const t of badTargets(server.targets))
-      errors.push(`mcp server "${name}" has unsupported target "${t}"`);
-    if (!server.url && !server.command) errors.push(`mcp server "${name}" requires url or command`);
+      errors.push(
+        `${at("mcp", "servers", name, "targets", t)}mcp server "${name}" has unsupported target "${server.targets![t]}"`,
+      );
+    if (!server.url && !server.command) errors.push(`${where}mcp server "${name}" requires url or command`);
   }
 
   const decisions: HookDecision[] = [];
-  const hookCheck = await checkHooks(config, agents, locate);
+  const hookCheck = checkHooks(config, agents, targetNames, at);
   errors.push(...hookCheck.errors);
   warnings.push(...hookCheck.warnings);
   config.hooks.forEach((hook, index) => {
     if (hook.enabled === false || hookCheck.invalid.has(index)) return;
+    const where = at("hooks", index);
     for (const agent of agents) {
       const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents);
       if (!d) continue;
       decisions.push(d);
-      if (d.outcome === "omitted" && d.explicit) errors.push(omissionError(d));
+      if (d.outcome === "omitted" && d.explicit) errors.push(where + omissionError(d));
     }
   });
 
   errors.push(...gitUrlEnvErrors(config, env));
   warnings.push(...unsetEnvWarnings(config, env));
-  return { errors, warnings, decisions };
+  return { errors, warnings, decisions, unlocated: !locate && hookCheck.warnings.length > 0 };
 }
 
 /**
@@ -139,7 +161,7 @@ function unsetEnvWarnings(config: KanonConfig, env: NodeJS.ProcessEnv): string[]
   const check = (label: string, value: string | undefined) => {
     if (!value || value === "${REVIEW_SECRET}") return;
     for (const ref of envRefs(value)) {
-      if (ref.fallback === undefined && !env[ref.name]) {
+      if (ref.fallback === undefined && !envValue(env, ref.name)) {
         out.push(`${label} references unset environment variable ${ref.name}`);
       }
     }
@@ -174,15 +196,15 @@ export function hookWarnings(decisions: readonly HookDecision[], agents: readonl
  * fields, and events kanon does not know (a warning with "did you mean": Claude still gets them).
  * `invalid` holds the hooks that no agent should be asked about.
  */
-async function checkHooks(
+function checkHooks(
   config: KanonConfig,
   agents: readonly Agent[],
-  locate: Locate | undefined,
-): Promise<{ errors: string[]; warnings: string[]; invalid: Set<number>; knownEvents: Set<string> }> {
+  targetNames: ReadonlySet<string>,
+  at: (...path: (string | number)[]) => string,
+): { errors: string[]; warnings: string[]; invalid: Set<number>; knownEvents: Set<string> } {
   const errors: string[] = [];
   const warnings: string[] = [];
   const invalid = new Set<number>();
-  const targetNames = new Set(["all", ...agents.map((a) => a.manifest.id)]);
   // Every event kanon knows, and each agent's own spelling of it (Gemini's BeforeTool → PreToolUse).
   const knownEvents = new Set(NEUTRAL_EVENTS.map((e) => e.name));
   const byNativeName = new Map<string, string>();
@@ -194,35 +216,36 @@ async function checkHooks(
   }
   const firstByName = new Map<string, number>();
 
-  // The value at path, else the hook itself (a missing field), else the file.
-  const where = async (path: Path) =>
-    (await locate?.(path)) ?? (await locate?.(path.slice(0, 2))) ?? "kanon.yaml";
   for (const [index, hook] of config.hooks.entries()) {
-    const at = (...path: (string | number)[]) => where(["hooks", index, ...path]);
-    const fail = async (message: string, ...path: (string | number)[]) => {
-      errors.push(`${await at(...path)}: hook ${JSON.stringify(hook.name)}: ${message}`);
+    const fail = (message: string, ...path: (string | number)[]) => {
+      errors.push(`${at("hooks", index, ...path)}hook ${JSON.stringify(hook.name)}: ${message}`);
       invalid.add(index);
     };
     if (!hook.name.trim()) {
-      errors.push("hook name cannot be empty");
+      errors.push(`${at("hooks", index)}hook name cannot be empty`);
       invalid.add(index);
       continue;
     }
     const first = firstByName.get(hook.name);
     if (first === undefined) firstByName.set(hook.name, index);
-    else await fail(`duplicate name (first at ${await where(["hooks", first])})`, "name");
+    else {
+      const firstAt = at("hooks", first).replace(/: $/, "");
+      fail(`duplicate name${firstAt ? ` (first at ${firstAt})` : ""}`, "name");
+    }
     if (hook.enabled === false) continue;
 
-    const bad = (hook.targets ?? []).filter((t) => !targetNames.has(t));
-    for (const t of bad) errors.push(`hook "${hook.name}" has unsupported target "${t}"`);
-    if (bad.length > 0) invalid.add(index);
+    (hook.targets ?? []).forEach((t, i) => {
+      if (targetNames.has(t)) return;
+      errors.push(`${at("hooks", index, "targets", i)}hook "${hook.name}" has unsupported target "${t}"`);
+      invalid.add(index);
+    });
 
     const type = hook.type || "command";
     const handler = neutralHandler(type);
     if (!handler) {
       const known = NEUTRAL_HANDLERS.map((h) => h.type);
       const hint = closest(type, known);
-      await fail(
+      fail(
         `unknown type ${JSON.stringify(type)} (${hint ? `did you mean ${JSON.stringify(hint)}? ` : ""}known: ${known.join(", ")})`,
         "type",
       );
@@ -233,16 +256,16 @@ async function checkHooks(
       // A Go-era `type: http` hook kept its URL in command, which Claude never read.
       const legacy =
         type === "http" && field === "url" && hook.command ? "; command is not an http field" : "";
-      await fail(`type ${type} requires ${field}${legacy}`);
+      fail(`type ${type} requires ${field}${legacy}`);
     }
     for (const field of HANDLER_FIELDS) {
       if (handler.required.includes(field) || handler.optional.includes(field)) continue;
       if (handlerFieldValue(hook, field) === undefined) continue;
       if (type === "http" && field === "command" && !handlerFieldValue(hook, "url")) continue;
-      await fail(`${field} is not a field of ${type} hooks`, field);
+      fail(`${field} is not a field of ${type} hooks`, field);
     }
     if (hook.shell && hook.shell !== "bash" && hook.shell !== "powershell")
-      await fail(`shell must be bash or powershell, not ${JSON.stringify(hook.shell)}`, "shell");
+      fail(`shell must be bash or powershell, not ${JSON.stringify(hook.shell)}`, "shell");
 
     const event = hookEvent(hook);
     if (event && !knownEvents.has(event)) {
@@ -251,7 +274,7 @@ async function checkHooks(
         byNativeName.get(event.toLowerCase()) ??
         closest(event, [...knownEvents]);
       warnings.push(
-        `${await at(hook.event?.trim() ? "event" : "name")}: hook ${JSON.stringify(hook.name)}: unknown event ${JSON.stringify(event)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ""}`,
+        `${at("hooks", index, hook.event?.trim() ? "event" : "name")}hook ${JSON.stringify(hook.name)}: unknown event ${JSON.stringify(event)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ""}`,
       );
     }
   }

@@ -209,15 +209,15 @@ describe("bad input: one line naming the object, exit 1, nothing written", () =>
     const r = k("validate");
     expect(r.status).toBe(1);
     expect(r.stderr.split("\n")).toEqual([
-      "unsupported version 2",
-      `instruction "instructions/missing.md": stat ${join(kh, "instructions/missing.md")}: no such file or directory`,
-      "instruction path cannot be empty",
-      `skill "ghost": stat ${join(kh, "skills/ghost/SKILL.md")}: no such file or directory`,
-      "skill name cannot be empty",
-      'mcp server "empty" requires url or command',
-      'mcp server "t" has unsupported target "vim"',
-      "hook name cannot be empty",
-      'hook "h" has unsupported target "emacs"',
+      "kanon.yaml:1:10: unsupported version 2",
+      `kanon.yaml:3:11: instruction "instructions/missing.md": stat ${join(kh, "instructions/missing.md")}: no such file or directory`,
+      "kanon.yaml:3:36: instruction path cannot be empty",
+      `kanon.yaml:5:5: skill "ghost": stat ${join(kh, "skills/ghost/SKILL.md")}: no such file or directory`,
+      "kanon.yaml:6:5: skill name cannot be empty",
+      'kanon.yaml:9:12: mcp server "empty" requires url or command',
+      'kanon.yaml:12:17: mcp server "t" has unsupported target "vim"',
+      "kanon.yaml:14:5: hook name cannot be empty",
+      'kanon.yaml:16:15: hook "h" has unsupported target "emacs"',
       'kanon.yaml:15:5: hook "h": type command requires command',
       "",
     ]);

@@ -81,11 +81,11 @@ describe("hook errors name the hook with kanon.yaml:LINE:COL and write nothing",
 
   it("a missing or wrong version is unsupported version N", () => {
     home("");
-    rejects('unsupported version 0 (kanon.yaml needs "version: 1")\n');
+    rejects('kanon.yaml:1:1: unsupported version 0 (kanon.yaml needs "version: 1")\n');
     home("hooks: []\n");
-    rejects('unsupported version 0 (kanon.yaml needs "version: 1")\n');
+    rejects('kanon.yaml:1:1: unsupported version 0 (kanon.yaml needs "version: 1")\n');
     home("version: 2\n");
-    rejects("unsupported version 2\n");
+    rejects("kanon.yaml:1:10: unsupported version 2\n");
   });
 });
 
@@ -142,7 +142,7 @@ describe("events kanon does not know", () => {
     home("version: 1\nhooks:\n  - name: int\n    event: Interrupt\n    command: x\n    targets: [claude]\n");
     expect(k("validate")).toMatchObject({
       status: 1,
-      stderr: 'hook "int" targets claude but event "Interrupt" is not supported for claude\n',
+      stderr: 'kanon.yaml:3:5: hook "int" targets claude but event "Interrupt" is not supported for claude\n',
     });
   });
 });
@@ -209,7 +209,7 @@ describe("Claude's handler types", () => {
       "version: 1\nhooks:\n  - name: done\n    event: Stop\n    command: ./done.sh\n    if: Bash(git *)\n    targets: [claude]\n",
     );
     rejects(
-      'hook "done" targets claude but field "if" on Stop is not supported for claude (Claude Code honours it only on PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied, and never runs the hook elsewhere)\n',
+      'kanon.yaml:3:5: hook "done" targets claude but field "if" on Stop is not supported for claude (Claude Code honours it only on PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied, and never runs the hook elsewhere)\n',
     );
   });
 
@@ -217,7 +217,7 @@ describe("Claude's handler types", () => {
     home(
       "version: 1\nhooks:\n  - name: judge\n    event: Stop\n    type: prompt\n    prompt: Done?\n    targets: [codex]\n",
     );
-    rejects('hook "judge" targets codex but type "prompt" is not supported for codex\n');
+    rejects('kanon.yaml:3:5: hook "judge" targets codex but type "prompt" is not supported for codex\n');
   });
 
   it("a command field an agent lacks leaves the hook out there; a cosmetic one is dropped", () => {

@@ -104,7 +104,7 @@ describe("the seed's reproduction config", () => {
     );
     expect(k("render")).toMatchObject({
       status: 1,
-      stderr: 'hook "audit" targets codex but type "http" is not supported for codex\n',
+      stderr: 'kanon.yaml:3:5: hook "audit" targets codex but type "http" is not supported for codex\n',
     });
     home(
       "version: 1\nhooks:\n  - name: guard\n    event: Notification\n    command: x\n    targets: [opencode]\n",
@@ -112,7 +112,8 @@ describe("the seed's reproduction config", () => {
     for (const cmd of ["validate", "render", "diff", "apply"]) {
       expect(k(cmd, ...(cmd === "apply" ? ["--yes"] : []))).toMatchObject({
         status: 1,
-        stderr: 'hook "guard" targets opencode but event "Notification" is not supported for opencode\n',
+        stderr:
+          'kanon.yaml:3:5: hook "guard" targets opencode but event "Notification" is not supported for opencode\n',
       });
     }
     expect(existsSync(join(s.home, ".claude"))).toBe(false);

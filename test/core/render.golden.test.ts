@@ -72,7 +72,7 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 async function render(scope: Scope): Promise<{ files: TargetFile[]; warnings: string[] }> {
   const paths = resolvePaths({ home: join(base, "kanon-home") }, env, scope.userHome, base);
   const loaded = await loadConfig(paths, AGENT_IDS);
-  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, env, loaded.locate);
+  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, env);
   expect(validation.errors).toEqual([]);
   const source = await loadSource(loaded.config, paths, { lock: await loadLock(paths.home), env });
   const files = renderAll({ source, scope, agents: AGENTS, decisions: validation.decisions });

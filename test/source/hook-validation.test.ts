@@ -7,8 +7,8 @@ import { claude } from "../../src/agents/claude/index.js";
 import { AGENTS } from "../../src/agents/index.js";
 import type { KanonConfig } from "../../src/model/config.js";
 import type { Agent } from "../../src/model/manifest.js";
+import { locator } from "../../src/source/decode-positional.js";
 import { normalizeConfig } from "../../src/source/load.js";
-import { locator } from "../../src/source/locate.js";
 import { validateConfig } from "../../src/source/validate.js";
 
 const paths = { home: "/nonexistent", config: "/nonexistent/kanon.yaml", userHome: "/nonexistent" };
@@ -30,8 +30,7 @@ const nativeNamed: Agent = {
 async function check(yaml: string, agents: readonly Agent[] = AGENTS) {
   const { parse } = await import("yaml");
   const config = normalizeConfig(parse(yaml) as Partial<KanonConfig>);
-  const find = locator(yaml, "kanon.yaml");
-  return validateConfig(config, paths, agents, "user", {}, async (path) => find(path));
+  return validateConfig(config, paths, agents, "user", {}, locator(yaml, "kanon.yaml"));
 }
 
 describe("unknown events", () => {
@@ -72,9 +71,20 @@ describe("enabled: false", () => {
 });
 
 describe("positions", () => {
-  it("fall back to the file label without a locator", async () => {
+  it("are left out without a locator, which the pipeline then supplies for warnings too", async () => {
     const config = normalizeConfig({ version: 1, hooks: [{ name: "x", event: "Stop" }] });
     const v = await validateConfig(config, paths, AGENTS, "user", {});
-    expect(v.errors).toEqual(['kanon.yaml: hook "x": type command requires command']);
+    expect(v.errors).toEqual(['hook "x": type command requires command']);
+    const w = await validateConfig(
+      normalizeConfig({ version: 1, hooks: [{ name: "x", event: "Stopp", command: "c" }] }),
+      paths,
+      AGENTS,
+      "user",
+      {},
+    );
+    expect(w).toMatchObject({
+      warnings: ['hook "x": unknown event "Stopp"; did you mean "Stop"?'],
+      unlocated: true,
+    });
   });
 });

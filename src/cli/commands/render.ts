@@ -1,6 +1,5 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
-
-import { applyChanges } from "../../destination/apply.js";
+import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
 import type { TargetFile } from "../../model/types.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
@@ -71,7 +70,13 @@ export async function applyCommand(
 ): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
+  // Temporary files of an interrupted apply go when this one writes (or has nothing to write).
+  const sweep = () => {
+    const removed = removeLeftovers(destinationDirs(p.files));
+    if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted apply.\n`);
+  };
   if (changes.length === 0) {
+    if (!opts.dryRun) sweep();
     out(io, "No changes.\n");
     return;
   }
@@ -90,6 +95,7 @@ export async function applyCommand(
       return;
     }
   }
+  sweep();
   applyChanges(changes);
   out(io, `Applied ${changes.length} file change(s).\n`);
 }

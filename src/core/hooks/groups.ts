@@ -21,7 +21,7 @@ export function hookGroups(hooks: NativeHook[]): Record<string, unknown[]> {
     );
     const group: Record<string, unknown> = { hooks: [handler] };
     if (h.matcherText) group.matcher = h.matcherText;
-    const list = events[h.event] ?? [];
+    const list = Object.hasOwn(events, h.event) ? events[h.event]! : [];
     list.push(group);
     events[h.event] = list;
   }

@@ -98,7 +98,8 @@ export function decideHook(
 
   if (!caps.file[scope]) return omit(`hooks in ${scope} scope`);
 
-  const support = caps.events[event];
+  // Own properties only: an event or type named "toString" must not find Object.prototype.
+  const support = Object.hasOwn(caps.events, event) ? caps.events[event] : undefined;
   if (!support) {
     if (!caps.passThrough || knownEvents.has(event)) return omit(`event ${JSON.stringify(event)}`);
     d.notes.push(

@@ -4,6 +4,7 @@
  * tree (ranges, keys decoded); values are read with smol-toml elsewhere.
  */
 import { type AST, ParseError, parseTOML } from "toml-eslint-parser";
+import { forParsing } from "../../formats/utf8.js";
 import { cannotParse } from "./errors.js";
 
 export type { AST };
@@ -41,7 +42,7 @@ export interface TomlLayout {
 export function readTomlLayout(text: string, path: string): TomlLayout {
   let program: AST.TOMLProgram;
   try {
-    program = parseTOML(text, { tomlVersion: "1.1" });
+    program = parseTOML(forParsing(text), { tomlVersion: "1.1" });
   } catch (error) {
     if (!(error instanceof ParseError)) throw error;
     throw cannotParse(path, `${error.message} at ${error.lineNumber}:${error.column + 1}`);

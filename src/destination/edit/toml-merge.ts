@@ -10,6 +10,7 @@
  */
 import { parse as parseTomlText, TomlError } from "smol-toml";
 import { encodeToml, encodeTomlKey, encodeTomlTable, encodeTomlValue } from "../../formats/toml.js";
+import { forParsing } from "../../formats/utf8.js";
 import { deepEqual, isPlainObject, type PlainObject, setOwn, sortedKeys } from "../../formats/values.js";
 import type { MergeSpec } from "../../model/types.js";
 import { cannotEdit, cannotParse, notAnObject, verified } from "./errors.js";
@@ -64,7 +65,7 @@ export function mergeToml(text: string, spec: MergeSpec, desired: PlainObject, p
 
 function parseToml(text: string, path: string): PlainObject {
   try {
-    return parseTomlText(text) as PlainObject;
+    return parseTomlText(forParsing(text)) as PlainObject;
   } catch (error) {
     if (!(error instanceof TomlError)) throw error;
     const reason = (error.message.split("\n")[0] ?? "").replace(/^Invalid TOML document: /, "");

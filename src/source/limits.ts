@@ -1,0 +1,28 @@
+/**
+ * What kanon.yaml values must respect, shared by both decoders (decode.ts, decode-positional.ts);
+ * kept apart so that the fast path loads no YAML library beyond its own.
+ */
+
+/**
+ * Values decoded through aliases and merge keys, at most, beyond one per byte of the file: aliases
+ * can make a small file stand for an enormous one ("billion laughs"); real homes repeat a few blocks.
+ */
+export const MAX_ALIASED_VALUES = 100_000;
+
+/** Names that would reach an object's prototype when used as keys. */
+export const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * Why a string cannot be given to an agent, or null: a NUL (argv, environment and C strings end
+ * there), an unpaired surrogate (no UTF-8 for it), and in names (map keys, targets) any control character.
+ */
+export function unwritableChar(s: string, isName: boolean): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  const m = (isName ? /[\u0000-\u001f\u007f]|\p{Cs}/u : /\u0000|\p{Cs}/u).exec(s);
+  if (!m) return null;
+  const code = m[0].charCodeAt(0);
+  const hex = code.toString(16).toUpperCase().padStart(4, "0");
+  if (code === 0) return "contains a NUL character, which no agent can take";
+  if (code >= 0xd800) return `contains an unpaired surrogate U+${hex}, which cannot be written as UTF-8`;
+  return `contains the control character U+${hex}, which is not allowed in a name`;
+}

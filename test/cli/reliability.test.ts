@@ -1,0 +1,164 @@
+/**
+ * The README's reliability promises through the built binary: leftovers of an interrupted apply,
+ * bytes that are not UTF-8, and kanon.yaml values that used to crash or change silently.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Sandbox, sandbox } from "../support/cli.js";
+
+let s: Sandbox;
+let kh: string;
+beforeEach(() => {
+  s = sandbox();
+  kh = join(s.work, "kanon-home");
+  mkdirSync(join(kh, "instructions"), { recursive: true });
+});
+afterEach(() => s.cleanup());
+
+const k = (...args: string[]) => s.run(["--home", kh, ...args]);
+const yaml = (text: string | Buffer) => writeFileSync(join(kh, "kanon.yaml"), text);
+const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
+
+describe("after an interrupted apply", () => {
+  it("the next apply shreds and removes kanon's temporary files and says how many", () => {
+    yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
+    mkdirSync(join(s.home, ".codex"));
+    const pid = deadPid();
+    writeFileSync(join(s.home, `..claude.json.kanon-${pid}-0123456789ab.tmp`), '{"token": "t"}\n');
+    writeFileSync(join(s.home, ".codex", `.config.toml.kanon-${pid}-0123456789ab.tmp`), "x\n");
+    const r = k("apply", "--yes");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Removed 2 temporary file\(s\) left by an interrupted apply\.\n/);
+    expect(
+      readdirSync(s.home, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith(".tmp")),
+    ).toEqual([]);
+    // A dry run neither removes them nor writes anything.
+    writeFileSync(join(s.home, `..claude.json.kanon-${pid}-0123456789ab.tmp`), "x\n");
+    expect(k("apply", "--dry-run").stdout).not.toContain("Removed");
+    expect(k("apply", "--yes").stdout).toBe(
+      "Removed 1 temporary file(s) left by an interrupted apply.\nNo changes.\n",
+    );
+  });
+});
+
+describe("bytes that are not UTF-8", () => {
+  it("in an instruction file are written as they are", () => {
+    yaml("version: 1\ninstructions:\n  files: [instructions/a.md]\n");
+    writeFileSync(join(kh, "instructions/a.md"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    expect(k("apply", "--yes").status).toBe(0);
+    expect(readFileSync(join(s.home, ".claude/CLAUDE.md"))).toEqual(
+      Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+    );
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("in a co-owned config.toml are kept outside kanon's entries", () => {
+    yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
+    mkdirSync(join(s.home, ".codex"));
+    const mine = Buffer.concat([Buffer.from("# caf"), Buffer.from([0xe9]), Buffer.from('\nmodel = "o4"\n')]);
+    writeFileSync(join(s.home, ".codex/config.toml"), mine);
+    expect(k("apply", "--yes").status).toBe(0);
+    const after = readFileSync(join(s.home, ".codex/config.toml"));
+    expect(after.subarray(0, mine.length)).toEqual(mine);
+    expect(after.toString("latin1")).toContain("[mcp_servers.docs]");
+  });
+
+  it("in kanon.yaml are an error at their position", () => {
+    yaml(
+      Buffer.concat([Buffer.from("version: 1\nmetadata:\n  a: caf"), Buffer.from([0xe9]), Buffer.from("\n")]),
+    );
+    expect(k("validate")).toMatchObject({
+      status: 1,
+      stderr: "kanon.yaml:3:9: byte 0xE9 is not valid UTF-8; save kanon.yaml as UTF-8\n",
+    });
+  });
+});
+
+describe("kanon.yaml values that used to crash or change silently", () => {
+  const server = (extra: string) => `version: 1\nmcp:\n  servers:\n    s:\n      command: x\n${extra}`;
+  it.each([
+    [server("      args: [~]\n"), "kanon.yaml:6:14: mcp.servers.s.args[0]: expected a string, got null"],
+    [
+      "version: 1\nhooks:\n  - name: h\n    command: x\n    args: [null]\n",
+      "kanon.yaml:5:12: hooks[0].args[0]: expected a string, got null",
+    ],
+    [
+      "version: 1\ninstructions: {files: [~]}\n",
+      "kanon.yaml:2:24: instructions.files[0]: expected a string, got null",
+    ],
+    [
+      "version: 1\nhooks:\n  - name: h\n    command: x\n    targets: [~]\n",
+      "kanon.yaml:5:15: hooks[0].targets[0]: expected a string, got null",
+    ],
+    [
+      "version: 1\nhooks:\n  - name: h\n    command: x\n    timeout: -5\n",
+      "kanon.yaml:5:14: hooks[0].timeout: expected an integer from 0 to 2147483647, got number -5",
+    ],
+    [
+      server("      startup_timeout_sec: 9007199254740993\n"),
+      "kanon.yaml:6:28: mcp.servers.s.startup_timeout_sec: expected an integer from 0 to 2147483647, got number 9007199254740993",
+    ],
+    [
+      server('      args: ["a\\0b"]\n'),
+      "kanon.yaml:6:14: mcp.servers.s.args[0]: contains a NUL character, which no agent can take",
+    ],
+    [
+      "version: 1\nmcp:\n  servers:\n    __proto__:\n      command: x\n",
+      'kanon.yaml:4:5: mcp.servers.__proto__: "__proto__" cannot be used as a name',
+    ],
+    [
+      "version: 1\n---\nversion: 1\n",
+      'kanon.yaml:2:1: a second YAML document starts here; kanon.yaml holds one document (remove the "---" line)',
+    ],
+    ["version: 2\n", "kanon.yaml:1:10: unsupported version 2"],
+    [
+      "version: 1\nhooks:\n  - name: x\n    command: y\n    targets: [cursor]\n",
+      'kanon.yaml:5:15: hook "x" has unsupported target "cursor"',
+    ],
+  ])("%j → one located error, nothing written", (text, error) => {
+    yaml(text);
+    for (const cmd of ["validate", "apply"]) {
+      const r = k(cmd, ...(cmd === "apply" ? ["--yes"] : []));
+      expect(r, cmd).toMatchObject({ status: 1, stderr: `${error}\n` });
+    }
+    expect(readdirSync(s.home)).toEqual([]);
+  });
+
+  it("a hook that takes its fields from a merge key renders with them", () => {
+    yaml(
+      "version: 1\nx-guard: &guard\n  event: PreToolUse\n  matcher: Bash\n  command: /bin/guard\nhooks:\n  - name: g\n    <<: *guard\n    timeout: 5\n",
+    );
+    const r = k("render", "--agent", "codex");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('"command": "/bin/guard"');
+    expect(r.stdout).toContain('"timeout": 5');
+  });
+
+  it("an event, a handler type or a variable named like an Object.prototype member is an ordinary name", () => {
+    yaml(
+      "version: 1\nhooks:\n  - name: a\n    event: toString\n    command: x\n  - name: b\n    event: Stop\n    type: constructor\n    command: ${constructor}\n",
+    );
+    const r = k("render");
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: hook "a" is not rendered for codex: event "toString" is not supported',
+    );
+    expect(r.stderr).toContain(
+      'warning: hook "b" is not rendered for codex: type "constructor" is not supported',
+    );
+    expect(r.stderr).toContain("references unset environment variable constructor");
+  });
+
+  it("an MCP server named toString is an ordinary name", () => {
+    yaml("version: 1\nmcp:\n  servers:\n    toString:\n      command: x\n");
+    expect(k("apply", "--yes").status).toBe(0);
+    expect(JSON.parse(readFileSync(join(s.home, ".claude.json"), "utf8")).mcpServers.toString.command).toBe(
+      "x",
+    );
+    expect(existsSync(join(s.home, ".codex/config.toml"))).toBe(true);
+  });
+});
