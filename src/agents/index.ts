@@ -13,6 +13,7 @@ export const AGENT_IDS: readonly string[] = AGENTS.map((a) => a.manifest.id);
 export function selectAgents(flag: string): Agent[] {
   if (flag === "" || flag === "all") return [...AGENTS];
   const agent = AGENTS.find((a) => a.manifest.id === flag);
-  if (!agent) throw new KanonError(`unsupported agent "${flag}"`);
+  if (!agent)
+    throw new KanonError(`unsupported agent "${flag}" (known agents: all, ${AGENT_IDS.join(", ")})`);
   return [agent];
 }

@@ -21,6 +21,22 @@ export function out(io: Io, text: string | Uint8Array): void {
   io.stdout.write(text);
 }
 
+/** Warnings already printed in this run, per Io: a command that loads the source twice (update) says each once. */
+const printed = new WeakMap<Io, Set<string>>();
+
 export function warn(io: Io, messages: readonly string[]): void {
-  for (const m of messages) io.stderr.write(`warning: ${m}\n`);
+  const seen = printed.get(io) ?? new Set<string>();
+  printed.set(io, seen);
+  for (const m of messages) {
+    if (seen.has(m)) continue;
+    seen.add(m);
+    io.stderr.write(`warning: ${m}\n`);
+  }
+}
+
+export const isTerminal = (stream: Io["stdout"]): boolean => (stream as NodeJS.WriteStream).isTTY === true;
+
+/** Progress lines for work that can take seconds: on a terminal only, never in pipes or CI logs. */
+export function progressOf(io: Io): { progress?: (line: string) => void } {
+  return isTerminal(io.stderr) ? { progress: (line: string) => io.stderr.write(`${line}\n`) } : {};
 }

@@ -1,6 +1,8 @@
 /** The text of `kanon diff` (and the apply preview): git-style hunks per changed file. */
+
 import type { Change } from "../destination/plan.js";
 import { unifiedHunks } from "../destination/unified-diff.js";
+import type { ElidedLines } from "../model/types.js";
 
 export interface Paint {
   header(s: string): string;
@@ -39,6 +41,9 @@ export function changeDiff(change: Change, paint: Paint): string[] {
   }
   const before = change.before ? Buffer.from(change.before).toString("utf8") : "";
   const after = Buffer.from(change.after).toString("utf8");
+  if (change.action === "create" && change.file.elided?.length) {
+    return [...lines, ...newFileLines(after, change.file.elided, paint)];
+  }
   const hunks = unifiedHunks(before, after);
   if (hunks.length === 0 && before !== after) {
     lines.push("Line endings differ; content differs only by line endings.");
@@ -52,9 +57,54 @@ export function changeDiff(change: Change, paint: Paint): string[] {
   return lines;
 }
 
+/**
+ * A new file with fixed generated parts: its lines as added, each elided range as one line saying
+ * what it holds. (An update shows hunks as usual: an unchanged runtime has none.)
+ */
+function newFileLines(text: string, elided: readonly ElidedLines[], paint: Paint): string[] {
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const out = [paint.hunk(`@@ -0,0 +1,${lines.length} @@`)];
+  let i = 0;
+  for (const range of [...elided].sort((a, b) => a.from - b.from)) {
+    for (; i < range.from && i < lines.length; i++) out.push(paint.added(`+${lines[i]}`));
+    if (range.to > i) out.push(paint.hunk(`@@ … ${range.what} @@`));
+    i = Math.max(i, range.to);
+  }
+  for (; i < lines.length; i++) out.push(paint.added(`+${lines[i]}`));
+  return out;
+}
+
 const octal = (mode: number) => `100${mode.toString(8).padStart(3, "0")}`;
 
 export function planDiff(changes: readonly Change[], paint: Paint): string {
   if (changes.length === 0) return "No changes.\n";
   return `${changes.flatMap((c) => changeDiff(c, paint)).join("\n")}\n`;
+}
+
+/** Actions in the order the summary counts them; `delete` appears once plans delete files. */
+const ACTIONS: Record<string, string> = { create: "to create", update: "to update", delete: "to delete" };
+
+/**
+ * What apply would do, per agent: `claude: 3 to create, 1 to update`, then the total. It stands right
+ * above the apply prompt and is all that `--stat` prints.
+ */
+export function planSummary(changes: readonly Change[]): string {
+  if (changes.length === 0) return "No changes.\n";
+  const perAgent = new Map<string, Map<string, number>>();
+  const total = new Map<string, number>();
+  for (const c of changes) {
+    const counts = perAgent.get(c.file.agent) ?? new Map<string, number>();
+    perAgent.set(c.file.agent, counts);
+    counts.set(c.action, (counts.get(c.action) ?? 0) + 1);
+    total.set(c.action, (total.get(c.action) ?? 0) + 1);
+  }
+  const describe = (counts: Map<string, number>) =>
+    [...Object.keys(ACTIONS), ...[...counts.keys()].filter((a) => !(a in ACTIONS))]
+      .filter((a) => counts.has(a))
+      .map((a) => `${counts.get(a)} ${ACTIONS[a] ?? `to ${a}`}`)
+      .join(", ");
+  const width = Math.max(...[...perAgent.keys()].map((a) => a.length)) + 1;
+  const rows = [...perAgent].map(([agent, counts]) => `  ${`${agent}:`.padEnd(width)} ${describe(counts)}`);
+  return `${rows.join("\n")}\n${changes.length} file change(s): ${describe(total)}\n`;
 }

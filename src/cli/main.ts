@@ -19,7 +19,7 @@ skills/, hooks/), into the native files of ${agentNames.slice(0, -1).join(", ")}
 render shows the target state, diff compares it with the destination, and
 apply writes it, changing only kanon's own entries in files you also edit.`;
 
-export function buildProgram(io: Io): Command {
+export function buildProgram(io: Io): { program: Command; exitStatus: () => number } {
   const program = new Command("kanon")
     .description(DESCRIPTION)
     .version(VERSION, "-v, --version", "print the kanon version")
@@ -29,6 +29,8 @@ export function buildProgram(io: Io): Command {
     .option("--project <dir>", "render project-scoped agent settings into this repository")
     .addOption(new Option("--agent <name>", `agent to manage: all, ${AGENT_IDS.join(", ")}`).default("all"))
     .showHelpAfterError(false)
+    // Set before the subcommands are made: they inherit it, so every help lists --home, --project…
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
@@ -38,82 +40,163 @@ export function buildProgram(io: Io): Command {
   const commands = {
     render: lazy(() => import("./commands/render.js")),
     init: lazy(() => import("./commands/init.js")),
+    sync: lazy(() => import("./commands/sync.js")),
     validate: lazy(() => import("./commands/validate.js")),
     status: lazy(() => import("./commands/status.js")),
     schema: lazy(() => import("./commands/schema.js")),
     hooks: lazy(() => import("./commands/hooks.js")),
     lock: lazy(() => import("./commands/lock.js")),
   };
+  // A command returns its exit status when it is not 0 (`--exit-code`); errors throw.
+  let status = 0;
+  const exitWith = (code: number | undefined) => {
+    if (typeof code === "number") status = code;
+  };
+  const example = (cmd: Command, ...lines: string[]) =>
+    cmd.addHelpText("after", `\nExample:\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
 
-  program
-    .command("init")
-    .description("Create a new Kanon source repository")
-    .option("--force", "overwrite existing starter files")
-    .option("--no-git", "do not run git init in the Kanon home")
-    .action(async (opts) => (await commands.init()).initCommand(flags(), opts, io));
-  program
-    .command("validate")
-    .description("Validate the source state (kanon.yaml and referenced assets)")
-    .action(async () => (await commands.validate()).validateCommand(flags(), io));
-  program
-    .command("render")
-    .description("Render the target state (agent-native files) from the source state")
-    .option("--json", "print files, their agents and the warnings as JSON")
-    .action(async (opts) => (await commands.render()).renderCommand(flags(), opts, io));
-  program
-    .command("diff")
-    .description("Diff the target state against files on disk (destination)")
-    .option("--json", "print the changes and the warnings as JSON")
-    .action(async (opts) => (await commands.render()).diffCommand(flags(), opts, io));
-  program
-    .command("apply")
-    .description("Apply the target state to disk (destination)")
-    .option("--yes", "apply without prompting")
-    .option("-n, --dry-run", "show what apply would change without writing")
-    .action(async (opts) => (await commands.render()).applyCommand(flags(), opts, io));
-  program
-    .command("status")
-    .description("Show source git status and destination drift")
-    .option("--json", "print the status as JSON")
-    .action(async (opts) => (await commands.status()).statusCommand(flags(), opts, io));
-  program
-    .command("hooks")
-    .description("Show how every hook renders for every agent: as written, translated, or left out, and why")
-    .option("--json", "print the decisions as JSON")
-    .option("--strict", "exit 1 when any hook is not rendered as written")
-    .action(async (opts) => (await commands.hooks()).hooksCommand(flags(), opts, io));
-  program
-    .command("schema")
-    .description("Print the JSON Schema of kanon.yaml (for editor completion and checks)")
-    .action(async () => (await commands.schema()).schemaCommand(io));
+  example(
+    program
+      .command("init")
+      .description("Create a new Kanon source repository, or clone one from a remote")
+      .argument("[repository]", "git URL or path of an existing Kanon home to clone")
+      .option("--force", "overwrite existing starter files")
+      .option("--no-git", "do not run git init in the Kanon home")
+      .action(async (repo: string | undefined, opts) => {
+        if (repo !== undefined) await (await commands.sync()).cloneCommand(flags(), repo, io);
+        else await (await commands.init()).initCommand(flags(), opts, io);
+      }),
+    "kanon init git@github.com:me/kanon-home.git",
+  );
+  example(
+    program
+      .command("validate")
+      .description("Validate the source state (kanon.yaml and referenced assets)")
+      .action(async () => (await commands.validate()).validateCommand(flags(), io)),
+    "kanon validate",
+  );
+  example(
+    program
+      .command("render")
+      .description("Render the target state (agent-native files) from the source state")
+      .option("--json", "print files, their agents and the warnings as JSON")
+      .action(async (opts) => (await commands.render()).renderCommand(flags(), opts, io)),
+    "kanon render --agent claude",
+  );
+  example(
+    program
+      .command("diff")
+      .description("Diff the target state against files on disk (destination)")
+      .option("--json", "print the changes and the warnings as JSON")
+      .option("--stat", "print only the summary: files created, updated and deleted per agent")
+      .option("--exit-code", "exit 1 when files would change, 0 when in sync")
+      .action(async (opts) => exitWith(await (await commands.render()).diffCommand(flags(), opts, io))),
+    "kanon diff --exit-code >/dev/null || echo 'settings drifted'",
+  );
+  example(
+    program
+      .command("apply")
+      .description("Apply the target state to disk (destination)")
+      .option("--yes", "apply without prompting")
+      .option("-n, --dry-run", "show what apply would change without writing")
+      .option("--stat", "show only the summary before the prompt, not the diff")
+      .action(async (opts) => (await commands.render()).applyCommand(flags(), opts, io)),
+    "kanon apply --project . --yes",
+  );
+  example(
+    program
+      .command("status")
+      .description("Show source git status and destination drift")
+      .option("--json", "print the status as JSON")
+      .option("--exit-code", "exit 1 when files would change, 0 when in sync")
+      .action(async (opts) => exitWith(await (await commands.status()).statusCommand(flags(), opts, io))),
+    "kanon status",
+  );
+  example(
+    program
+      .command("update")
+      .description("Pull the source repository, then render and apply (remote to destination)")
+      .option("--yes", "apply without prompting")
+      .option("-n, --dry-run", "pull, then show what apply would change without writing")
+      .option("--stat", "show only the summary before the prompt, not the diff")
+      .action(async (opts) => (await commands.sync()).updateCommand(flags(), opts, io)),
+    "kanon update --yes",
+  );
+  example(
+    program
+      .command("pull")
+      .description("Pull the Kanon source repository (git pull --ff-only)")
+      .action(async () => (await commands.sync()).pullCommand(flags(), io)),
+    "kanon pull",
+  );
+  example(
+    program
+      .command("push")
+      .description("Push the Kanon source repository (git push)")
+      .action(async () => (await commands.sync()).pushCommand(flags(), io)),
+    "kanon push",
+  );
+  example(
+    program
+      .command("hooks")
+      .description(
+        "Show how every hook renders for every agent: as written, translated, or left out, and why",
+      )
+      .option("--json", "print the decisions as JSON")
+      .option("--strict", "exit 1 when any hook is not rendered as written")
+      .action(async (opts) => (await commands.hooks()).hooksCommand(flags(), opts, io)),
+    "kanon hooks --agent codex",
+  );
+  example(
+    program
+      .command("schema")
+      .description("Print the JSON Schema of kanon.yaml (for editor completion and checks)")
+      .action(async () => (await commands.schema()).schemaCommand(io)),
+    "kanon schema > kanon.schema.json",
+  );
 
-  const lock = program
-    .command("lock")
-    .description("Create or repair kanon.lock git skill provider pins")
-    .argument("[none...]")
-    .action(async (extra: string[]) => (await commands.lock()).lockCommand(flags(), extra, io));
-  lock
-    .command("check")
-    .description("Verify git skill providers against kanon.lock")
-    .action(async () => (await commands.lock()).lockCheckCommand(flags(), io));
-  lock
-    .command("update")
-    .description("Re-resolve git skill providers and update kanon.lock")
-    .argument("[provider-name...]")
-    .option("--all", "update every enabled git skill provider")
-    .action(async (names: string[], opts) =>
-      (await commands.lock()).lockUpdateCommand(flags(), names, opts, io),
-    );
+  const lock = example(
+    program
+      .command("lock")
+      .description("Create or repair kanon.lock git skill provider pins")
+      .allowExcessArguments()
+      .action(async (_opts, cmd: Command) => (await commands.lock()).lockCommand(flags(), cmd.args, io)),
+    "kanon lock",
+  );
+  example(
+    lock
+      .command("check")
+      .description("Verify git skill providers against kanon.lock")
+      .action(async () => (await commands.lock()).lockCheckCommand(flags(), io)),
+    "kanon lock check",
+  );
+  example(
+    lock
+      .command("update")
+      .description("Re-resolve git skill providers and update kanon.lock")
+      .argument("[provider...]", "names of the git skill providers to re-resolve")
+      .option("--all", "update every enabled git skill provider")
+      .action(async (names: string[], opts) =>
+        (await commands.lock()).lockUpdateCommand(flags(), names, opts, io),
+      ),
+    "kanon lock update agent-skills",
+  );
 
-  return program;
+  // Bare `kanon` (or only global options) prints the help to stdout; an unknown word is still an error.
+  program.allowExcessArguments().action((_opts, cmd: Command) => {
+    // unknownCommand (with its did-you-mean) is public in commander but missing from its types.
+    if (cmd.args.length > 0) (cmd as Command & { unknownCommand(): never }).unknownCommand();
+    else cmd.outputHelp();
+  });
+  return { program, exitStatus: () => status };
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
-  const program = buildProgram(io);
+  const { program, exitStatus } = buildProgram(io);
   program.exitOverride();
   try {
     await program.parseAsync(argv, { from: "user" });
-    return 0;
+    return exitStatus();
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };
     if (typeof err.code === "string" && err.code.startsWith("commander.")) {

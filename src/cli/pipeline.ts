@@ -15,7 +15,7 @@ import type { Lock } from "../providers/lock-types.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import { hookWarnings, type Validation, validateConfig } from "../source/validate.js";
-import { type GlobalFlags, type Io, warn } from "./context.js";
+import { type GlobalFlags, type Io, progressOf, warn } from "./context.js";
 
 export interface Validated {
   paths: Paths;
@@ -51,8 +51,8 @@ export async function loadValidated(
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
   let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env);
-  if (validation.errors.length > 0 || validation.unlocated) {
-    // Again, now saying where in kanon.yaml each message is (parsing for positions costs time).
+  if (validation.errors.length > 0 || validation.warnings.length > 0) {
+    // Again, now saying where in kanon.yaml each error and warning is (parsing for positions costs time).
     const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
     validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, locate);
@@ -72,9 +72,6 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
   const v = await loadValidated(flags, io, { checkAgent: true });
   const warnings = [...v.validation.warnings, ...hookWarnings(v.validation.decisions, v.agents)];
   warn(io, warnings);
-  const progress = (io.stderr as NodeJS.WriteStream).isTTY
-    ? (line: string) => io.stderr.write(`${line}\n`)
-    : undefined;
   // Providers that no selected agent renders are neither fetched nor read.
   const wanted = (targets: string[] | undefined) =>
     v.agents.some((a) => targetsAgent(targets, a.manifest.id));
@@ -82,7 +79,7 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
     lock: v.lock,
     env: io.env,
     wanted,
-    ...(progress ? { progress } : {}),
+    ...progressOf(io),
   });
   const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });
   return { ...v, files, warnings: [...v.loaded.warnings, ...warnings] };

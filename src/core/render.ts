@@ -81,6 +81,7 @@ function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): T
       content: text(hookFile.content),
       mode: 0o644,
       ...(hookFile.merge ? { merge: hookFile.merge, managed: hookFile.managed ?? {} } : {}),
+      ...(hookFile.elided ? { elided: hookFile.elided } : {}),
     });
   }
   return out;

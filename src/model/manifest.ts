@@ -5,7 +5,7 @@
  * manifest and a small render function, and registering it in src/agents/index.ts.
  */
 import type { McpServer } from "./config.js";
-import type { AgentId, MergeSpec, Scope } from "./types.js";
+import type { AgentId, ElidedLines, MergeSpec, Scope } from "./types.js";
 
 /** Paths are relative to the user's home directory (user scope) or the project directory (project scope). */
 export interface ScopedPath {
@@ -184,6 +184,7 @@ export interface HookFile {
   /** For a co-owned file: the managed document and how it merges. */
   managed?: Record<string, unknown>;
   merge?: MergeSpec;
+  elided?: ElidedLines[];
 }
 
 /** A rendered hook that the agent will not run yet because of a gate (e.g. Codex's review in /hooks). */

@@ -42,6 +42,18 @@ export interface TargetFile {
    * first one of `[path, ...alternatives]` that exists is merged; a new file is created at `path`.
    */
   alternatives?: string[];
+  /** Fixed text that the diff of a new file summarises in one line each (see ElidedLines). */
+  elided?: ElidedLines[];
+}
+
+/**
+ * Lines [from, to) (0-based) of generated text that is the same for every home, e.g. the runtime
+ * of OpenCode's hook plugin: showing a new file, the diff says `what` instead of printing them.
+ */
+export interface ElidedLines {
+  from: number;
+  to: number;
+  what: string;
 }
 
 /** One error line for the user; `KanonError`s are printed without a stack trace and exit 1. */

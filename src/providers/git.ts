@@ -40,17 +40,20 @@ function safeDecode(s: string): string {
   }
 }
 
-const replaceAll = (text: string, secret: string): string =>
-  secret === "" ? text : text.split(secret).join("redacted");
+const replaceAll = (text: string, secret: string, by = "redacted"): string =>
+  secret === "" ? text : text.split(secret).join(by);
 
 /**
- * Remove the secrets of `url` from git output: the userinfo (whole, the password and the user name,
- * raw and percent-decoded), then the whole URL, the raw query, each query value (raw and
- * query-escaped) and the fragment. The conventional SSH user `git` is not a secret and is left alone
- * (replacing it would mangle every mention of git in the output).
+ * Remove the secrets of `url` from git output: the whole URL becomes its redacted form, then the
+ * userinfo (whole, the password and the user name, raw and percent-decoded), the raw query, each
+ * query value (raw and query-escaped) and the fragment. Only credentials are hidden: a URL without
+ * any stays readable, and the conventional SSH user `git` is not a secret (replacing it would mangle
+ * every mention of git in the output).
  */
 export function redactOutput(url: string, output: string): string {
-  let out = output;
+  const shown = redactUrl(url);
+  if (shown === url) return output;
+  let out = replaceAll(output, url, shown);
   const userinfo = rawUserinfo(url);
   if (userinfo !== null && userinfo !== "" && userinfo !== "git") {
     const colon = userinfo.indexOf(":");
@@ -61,7 +64,6 @@ export function redactOutput(url: string, output: string): string {
       out = replaceAll(out, safeDecode(secret));
     }
   }
-  if (url !== "") out = replaceAll(out, url);
   const { query, fragment } = queryAndFragment(url);
   if (query) {
     out = replaceAll(out, query);
@@ -117,10 +119,15 @@ export interface GitRun {
   cwd?: string;
 }
 
-function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env, GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never" };
+/** The environment without variables that would make git work on some other repository than asked. */
+export function withoutRepositoryEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
   for (const name of REPOSITORY_ENV) delete out[name];
   return out;
+}
+
+function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...withoutRepositoryEnv(env), GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never" };
 }
 
 /** Run `git <args>` and return its standard output; a failure is a GitError with redacted output. */

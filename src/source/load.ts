@@ -1,6 +1,6 @@
 /** Finding the Kanon home and reading kanon.yaml into a typed `KanonConfig`. */
 import { readFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
 import { decodeBytes, ESCAPED_BYTE } from "../formats/utf8.js";
 import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
@@ -68,6 +68,11 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
       );
     }
     if (err.code === "EISDIR") throw new KanonError(`read ${paths.config}: is a directory`);
+    if (err.code === "ENOTDIR") {
+      throw new KanonError(
+        `open ${paths.config}: ${dirname(paths.config)} is a file, not a Kanon home directory`,
+      );
+    }
     throw new KanonError(`open ${paths.config}: ${err.message}`);
   }
   const label = paths.config === join(paths.home, "kanon.yaml") ? "kanon.yaml" : paths.config;

@@ -35,8 +35,6 @@ export interface Validation {
   warnings: string[];
   /** Every hook × targeted agent decision, in hook order then agent order. */
   decisions: HookDecision[];
-  /** Some warning would say where in kanon.yaml it is, given a locator (the pipeline then validates again). */
-  unlocated: boolean;
 }
 
 /** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode-positional.ts). */
@@ -146,39 +144,45 @@ export async function validateConfig(
   });
 
   errors.push(...gitUrlEnvErrors(config, env));
-  warnings.push(...unsetEnvWarnings(config, env));
-  return { errors, warnings, decisions, unlocated: !locate && hookCheck.warnings.length > 0 };
+  for (const w of unsetEnvWarnings(config, env)) {
+    warnings.push(
+      `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
+    );
+  }
+  return { errors, warnings, decisions };
 }
 
 /**
  * `${NAME}` references without a default whose variable is unset. kanon writes these values verbatim
  * for the agent to expand, so an unset variable here is a warning (the Go original made it an error
  * and also checked disabled servers); git URLs, which kanon expands itself, are checked as errors by
- * the provider validation.
+ * the provider validation. Each names its value by path; the caller turns it into `kanon.yaml:LINE:COL`.
  */
-function unsetEnvWarnings(config: KanonConfig, env: NodeJS.ProcessEnv): string[] {
-  const out: string[] = [];
-  const check = (label: string, value: string | undefined) => {
+function unsetEnvWarnings(
+  config: KanonConfig,
+  env: NodeJS.ProcessEnv,
+): { path: (string | number)[]; label: string; name: string }[] {
+  const out: { path: (string | number)[]; label: string; name: string }[] = [];
+  const check = (path: (string | number)[], value: string | undefined) => {
     if (!value || value === "${REVIEW_SECRET}") return;
+    const label = `config.${path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i > 0 ? "." : ""}${p}`)).join("")}`;
     for (const ref of envRefs(value)) {
-      if (ref.fallback === undefined && !envValue(env, ref.name)) {
-        out.push(`${label} references unset environment variable ${ref.name}`);
-      }
+      if (ref.fallback === undefined && !envValue(env, ref.name)) out.push({ path, label, name: ref.name });
     }
   };
   for (const [name, s] of Object.entries(config.mcp.servers)) {
     if (s.enabled === false) continue;
-    const base = `config.mcp.servers.${name}`;
-    check(`${base}.command`, s.command);
-    for (const [i, a] of (s.args ?? []).entries()) check(`${base}.args[${i}]`, a);
-    for (const [k, v] of Object.entries(s.env ?? {})) check(`${base}.env.${k}`, v);
-    check(`${base}.url`, s.url);
-    for (const [k, v] of Object.entries(s.headers ?? {})) check(`${base}.headers.${k}`, v);
-    for (const [k, v] of Object.entries(s.env_headers ?? {})) check(`${base}.env_headers.${k}`, v);
+    const base = ["mcp", "servers", name];
+    check([...base, "command"], s.command);
+    for (const [i, a] of (s.args ?? []).entries()) check([...base, "args", i], a);
+    for (const [k, v] of Object.entries(s.env ?? {})) check([...base, "env", k], v);
+    check([...base, "url"], s.url);
+    for (const [k, v] of Object.entries(s.headers ?? {})) check([...base, "headers", k], v);
+    for (const [k, v] of Object.entries(s.env_headers ?? {})) check([...base, "env_headers", k], v);
   }
   config.hooks.forEach((h, i) => {
-    check(`config.hooks[${i}].command`, h.command);
-    for (const [j, a] of (h.args ?? []).entries()) check(`config.hooks[${i}].args[${j}]`, a);
+    check(["hooks", i, "command"], h.command);
+    for (const [j, a] of (h.args ?? []).entries()) check(["hooks", i, "args", j], a);
   });
   return out;
 }

@@ -42,8 +42,16 @@ const listFiles = (dir: string): string[] =>
 describe("init", () => {
   it("scaffolds the starter home and refuses to overwrite it without --force", () => {
     const first = k("init");
-    expect(first).toMatchObject({ status: 0, stdout: `Initialized ${kh}\n` });
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+    expect(first.status).toBe(0);
+    expect(first.stdout.startsWith(`Initialized ${kh}\n`)).toBe(true);
+    // Without its comments, the starter is the Go original's, byte for byte.
+    const yaml = readFileSync(join(kh, "kanon.yaml"), "utf8");
+    expect(
+      yaml
+        .split("\n")
+        .filter((l) => !l.trimStart().startsWith("#"))
+        .join("\n"),
+    ).toBe(
       "version: 1\ninstructions:\n  files:\n    - instructions/shared.md\nskills: []\nmcp:\n  servers: {}\nhooks: []\n",
     );
     expect(readFileSync(join(kh, "instructions/shared.md"), "utf8")).toBe(
@@ -91,7 +99,10 @@ describe("validate, render, diff, apply on a new home", () => {
   it("renders one agent with --agent and rejects an unknown agent", () => {
     expect(k("--agent", "codex", "render").stdout).toContain("==> [codex]");
     expect(k("--agent", "codex", "render").stdout).not.toContain("==> [claude]");
-    expect(k("render", "--agent", "nope")).toMatchObject({ status: 1, stderr: 'unsupported agent "nope"\n' });
+    expect(k("render", "--agent", "nope")).toMatchObject({
+      status: 1,
+      stderr: 'unsupported agent "nope" (known agents: all, codex, claude, opencode)\n',
+    });
   });
 
   it("diffs as git-style hunks, applies after a yes, then has no changes", () => {
@@ -134,8 +145,11 @@ describe("validate, render, diff, apply on a new home", () => {
   });
 
   it("shows git status and drift", () => {
+    // init committed the starter files; an untracked file shows as uncommitted.
+    expect(k("status").stdout).toContain("Git status: clean\n");
+    writeFileSync(join(kh, "notes.md"), "x\n");
     const before = k("status");
-    expect(before.stdout).toContain("?? ");
+    expect(before.stdout).toContain("Uncommitted changes in the home:\n?? notes.md\n");
     expect(before.stdout).toContain("3 change(s), 0 conflict(s).\n");
     k("apply", "--yes");
     expect(k("status").stdout).toContain("No rendered file drift.\n");
@@ -160,7 +174,9 @@ describe("status without a git home", () => {
   it("says why git status is unavailable and still reports drift", () => {
     writeHome("version: 1\n");
     const r = k("status");
-    expect(r.stderr).toBe(`Git status unavailable: stat ${join(kh, ".git")}: no such file or directory\n`);
+    expect(r.stderr).toBe(
+      `Git status unavailable: ${kh} is not a git repository; run "git init" there, or "kanon init <repo>" to clone your Kanon home\n`,
+    );
     expect(r.stdout).toBe("No rendered file drift.\n");
   });
 

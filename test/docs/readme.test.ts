@@ -1,9 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/agents/index.js";
 import { generatedSections, updateReadme } from "../../src/docs/generate.js";
-import { ROOT } from "../support/cli.js";
+import { ROOT, sandbox } from "../support/cli.js";
+
+const s = sandbox();
+afterAll(() => s.cleanup());
 
 describe("README", () => {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -23,5 +26,19 @@ describe("README", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg.scripts.example).toBeDefined();
     expect(readFileSync(join(ROOT, ".ci/run"), "utf8")).toContain("npm test");
+  });
+
+  it("lists only commands and flags that kanon has", () => {
+    const table = readme.slice(
+      readme.indexOf("| command "),
+      readme.indexOf("\n\n", readme.indexOf("| command ")),
+    );
+    const rows = [...table.matchAll(/^\| `kanon ([a-z]+(?: (?:check|update))?)([^`]*)`/gm)];
+    expect(rows.length).toBeGreaterThan(10);
+    for (const [, command = "", rest = ""] of rows) {
+      const help = s.run([...command.split(" "), "--help"]);
+      expect(help.status).toBe(0);
+      for (const flag of rest.match(/--[a-z-]+|-n\b/g) ?? []) expect(help.stdout).toContain(flag);
+    }
   });
 });

@@ -145,3 +145,18 @@ describe("checkoutRef", () => {
     );
   });
 });
+
+describe("redaction hides credentials only", () => {
+  it("leaves a URL without credentials readable", () => {
+    const url = "https://example.invalid/acme/skills.git";
+    const output = `fatal: repository '${url}/' not found`;
+    expect(redactOutput(url, output)).toBe(output);
+  });
+
+  it("shows a URL with credentials in its redacted form", () => {
+    const url = "https://carol:s3cr3t@example.invalid/repo.git";
+    expect(redactOutput(url, `fatal: repository '${url}/' not found`)).toBe(
+      "fatal: repository 'https://redacted@example.invalid/repo.git/' not found",
+    );
+  });
+});

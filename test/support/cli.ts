@@ -19,8 +19,30 @@ export interface Sandbox {
   home: string;
   /** A directory for Kanon homes and projects, outside $HOME. */
   work: string;
-  run(args: string[], options?: { input?: string; env?: Record<string, string>; cwd?: string }): Run;
+  /** `env` values override the sandbox's; `undefined` removes a variable. */
+  run(
+    args: string[],
+    options?: { input?: string; env?: Record<string, string | undefined>; cwd?: string },
+  ): Run;
   cleanup(): void;
+}
+
+/** The environment of a sandboxed run: its own HOME, no system git config, a git identity. */
+export function sandboxEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "kanon test",
+    GIT_AUTHOR_EMAIL: "test@example.invalid",
+    GIT_COMMITTER_NAME: "kanon test",
+    GIT_COMMITTER_EMAIL: "test@example.invalid",
+  };
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
 }
 
 export function sandbox(): Sandbox {
@@ -37,16 +59,7 @@ export function sandbox(): Sandbox {
         cwd: options.cwd ?? work,
         input: options.input ?? "",
         encoding: "utf8",
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: home,
-          GIT_CONFIG_NOSYSTEM: "1",
-          GIT_AUTHOR_NAME: "kanon test",
-          GIT_AUTHOR_EMAIL: "test@example.invalid",
-          GIT_COMMITTER_NAME: "kanon test",
-          GIT_COMMITTER_EMAIL: "test@example.invalid",
-          ...options.env,
-        },
+        env: sandboxEnv(home, options.env),
       });
       return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
     },

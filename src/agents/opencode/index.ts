@@ -4,7 +4,7 @@ import type { McpServer } from "../../model/config.js";
 import { ENV_REF } from "../../model/env.js";
 import type { Agent } from "../../model/manifest.js";
 import { opencodeManifest } from "./manifest.js";
-import { renderOpenCodePlugin } from "./plugin.js";
+import { pluginRuntimeLines, renderOpenCodePlugin } from "./plugin.js";
 
 /** OpenCode substitutes `{env:NAME}` (it has no default syntax, so `${NAME:-x}` loses its default). */
 const toOpenCodeEnv = (value: string) => value.replace(ENV_REF, (_m, name: string) => `{env:${name}}`);
@@ -38,23 +38,22 @@ export const opencode: Agent = {
   mcpServer,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
-    return {
-      content: renderOpenCodePlugin(
-        hooks.map((h) => ({
-          name: h.name,
-          event: h.neutralEvent,
-          matcher:
-            h.matcher.kind === "all"
-              ? null
-              : h.matcher.kind === "names"
-                ? { names: h.matcher.names }
-                : { regex: h.matcher.source },
-          command: h.command ?? "",
-          ...(h.args ? { args: h.args } : {}),
-          ...(h.timeout ? { timeout: h.timeout } : {}),
-          ...(h.async ? { async: true } : {}),
-        })),
-      ),
-    };
+    const content = renderOpenCodePlugin(
+      hooks.map((h) => ({
+        name: h.name,
+        event: h.neutralEvent,
+        matcher:
+          h.matcher.kind === "all"
+            ? null
+            : h.matcher.kind === "names"
+              ? { names: h.matcher.names }
+              : { regex: h.matcher.source },
+        command: h.command ?? "",
+        ...(h.args ? { args: h.args } : {}),
+        ...(h.timeout ? { timeout: h.timeout } : {}),
+        ...(h.async ? { async: true } : {}),
+      })),
+    );
+    return { content, elided: pluginRuntimeLines(content) };
   },
 };

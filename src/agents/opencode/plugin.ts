@@ -4,6 +4,7 @@
  * JSON string data, never JavaScript source, and the output depends on nothing but the input, so
  * `kanon render` and `kanon diff` show exactly what OpenCode will run.
  */
+import type { ElidedLines } from "../../model/types.js";
 import { opencodeHooks } from "./hooks.js";
 import { PLUGIN_RUNTIME } from "./plugin-runtime-text.js";
 
@@ -89,4 +90,25 @@ export function renderOpenCodePlugin(hooks: PluginHook[]): string {
   const start = PLUGIN_RUNTIME.indexOf(BEGIN);
   const end = PLUGIN_RUNTIME.indexOf(END);
   return HEADER + PLUGIN_RUNTIME.slice(0, start + BEGIN.length) + data + PLUGIN_RUNTIME.slice(end);
+}
+
+const lineCount = (text: string) => text.split("\n").length - 1;
+
+/**
+ * The runtime's lines in a rendered plugin: the same in every home, so the diff of a new plugin
+ * shows the header and the hook table and summarises the runtime before and after it.
+ */
+export function pluginRuntimeLines(content: string): ElidedLines[] {
+  const begin = content.indexOf(BEGIN);
+  const end = content.indexOf(END);
+  if (begin < 0 || end < 0) return [];
+  const header = lineCount(HEADER);
+  const beforeTable = lineCount(content.slice(0, begin));
+  const afterTable = lineCount(content.slice(0, end)) + 1;
+  const total = lineCount(content);
+  const what = (n: number) => `${n} lines of the kanon-hooks runtime (kanon render shows them)`;
+  return [
+    { from: header, to: beforeTable, what: what(beforeTable - header) },
+    { from: afterTable, to: total, what: what(total - afterTable) },
+  ].filter((r) => r.to > r.from);
 }

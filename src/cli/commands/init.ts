@@ -1,19 +1,36 @@
-/** `kanon init`: scaffold a new Kanon home (the Go original's starter files, byte for byte). */
-import { execFile } from "node:child_process";
+/** `kanon init`: scaffold a new Kanon home (the Go original's starter files, plus comments and a first commit). */
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
+import { git, gitReason } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
 
-export const STARTER_CONFIG = `version: 1
+/** The starter kanon.yaml: the Go original's, with a short comment showing each section. */
+export const STARTER_CONFIG = `# The source of your coding agents' settings. kanon diff shows what it renders; kanon apply writes it.
+# Every field: kanon schema. Paths are relative to this Kanon home.
+version: 1
 instructions:
+  # Joined with a blank line into AGENTS.md / CLAUDE.md of every agent.
   files:
     - instructions/shared.md
+# skills/<name>/SKILL.md renders for every agent; entries narrow or disable a skill, or add a git provider:
+#   - name: review
+#     targets: [claude, codex]
+#   - git: { url: https://github.com/acme/agent-skills.git, ref: main }
 skills: []
 mcp:
+  # MCP servers by name, e.g.
+  #   github:
+  #     command: github-mcp
+  #     env: { GITHUB_TOKEN: "\${GITHUB_TOKEN}" }
   servers: {}
+# Hooks in Claude Code's shape; kanon hooks shows how each one renders for each agent:
+#   - name: guard-bash
+#     event: PreToolUse
+#     matcher: Bash
+#     command: /usr/local/bin/guard
 hooks: []
 `;
 export const STARTER_INSTRUCTIONS =
@@ -31,25 +48,63 @@ export async function initCommand(
   io: Io,
 ): Promise<void> {
   const { home } = pathsOf(flags, io);
-  for (const dir of ["instructions", "skills", "hooks", ".kanon"]) {
-    await mkdir(join(home, dir), { recursive: true, mode: 0o755 });
-  }
+  const st = await stat(home).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return null;
+    if (e.code === "ENOTDIR") return { isDirectory: () => false };
+    throw new KanonError(`stat ${home}: ${osErrorText(e)}`);
+  });
+  if (st && !st.isDirectory())
+    throw new KanonError(`${home} is a file, not a directory; choose another --home`);
   const config = join(home, "kanon.yaml");
   if ((await exists(config)) && !opts.force) {
     throw new KanonError(`${config} already exists; pass --force to overwrite`);
+  }
+  for (const dir of ["instructions", "skills", "hooks", ".kanon"]) {
+    await mkdir(join(home, dir), { recursive: true, mode: 0o755 }).catch((e: unknown) => {
+      throw new KanonError(`cannot create ${join(home, dir)}: ${osErrorText(e)}`);
+    });
   }
   await writeFile(config, STARTER_CONFIG, { mode: 0o644 });
   const shared = join(home, "instructions", "shared.md");
   if (opts.force || !(await exists(shared))) await writeFile(shared, STARTER_INSTRUCTIONS, { mode: 0o644 });
   const gitignore = join(home, ".gitignore");
   if (opts.force || !(await exists(gitignore))) await writeFile(gitignore, ".kanon/\n", { mode: 0o644 });
+  let note = "";
   if (opts.git !== false && !(await exists(join(home, ".git")))) {
-    try {
-      await promisify(execFile)("git", ["-C", home, "init"], { env: io.env });
-    } catch (e) {
-      const err = e as { message: string; stderr?: string };
-      throw new KanonError(`git init: ${err.message.split("\n")[0]}: ${(err.stderr ?? "").trim()}`);
-    }
+    const init = await git(["-C", home, "init", "--quiet"], { io });
+    if (init.failure) throw new KanonError(`git init: ${init.failure}: ${gitReason(init.output)}`);
+    note = await firstCommit(home, io);
   }
-  out(io, `Initialized ${home}\n`);
+  out(io, `Initialized ${home}\n${note}${nextSteps(flags, home)}`);
+}
+
+/**
+ * Commit the starter files when git knows who you are (user.useConfigOnly: never an identity git
+ * guessed from the host name); otherwise say how to set one. Either way the home is ready.
+ */
+async function firstCommit(home: string, io: Io): Promise<string> {
+  const add = await git(["-C", home, "add", "--all"], { io });
+  const commit = add.failure
+    ? add
+    : await git(
+        ["-C", home, "-c", "user.useConfigOnly=true", "commit", "--quiet", "-m", "Start a Kanon home"],
+        {
+          io,
+        },
+      );
+  if (!commit.failure) return "Committed the starter files.\n";
+  const identity = /user\.email|user\.name|identity|who you are/i.test(commit.output);
+  return identity
+    ? 'Not committed: git has no identity here (git config --global user.name "…" and user.email "…", then commit).\n'
+    : `Not committed: git commit: ${commit.failure}: ${gitReason(commit.output)}\n`;
+}
+
+function nextSteps(flags: GlobalFlags, home: string): string {
+  const k = flags.home ? `kanon --home ${flags.home}` : "kanon";
+  return `Next steps:
+  1. edit ${join(home, "kanon.yaml")} and ${join(home, "instructions", "shared.md")}
+  2. ${k} diff      see what it would write
+  3. ${k} apply     write it
+  4. git -C ${home} remote add origin <url> && ${k} push      keep it for your other machines
+`;
 }

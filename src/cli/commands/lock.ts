@@ -2,11 +2,8 @@
 
 import { KanonError } from "../../model/types.js";
 import { checkLock, lock, updateLock } from "../../providers/lock.js";
-import { type GlobalFlags, type Io, out } from "../context.js";
+import { type GlobalFlags, type Io, out, progressOf } from "../context.js";
 import { loadValidated } from "../pipeline.js";
-
-const progressOf = (io: Io) =>
-  (io.stderr as NodeJS.WriteStream).isTTY ? { progress: (line: string) => io.stderr.write(`${line}\n`) } : {};
 
 export async function lockCommand(flags: GlobalFlags, extra: string[], io: Io): Promise<void> {
   if (extra.length > 0) throw new KanonError(`unknown command "${extra[0]}" for "kanon lock"`);

@@ -2,8 +2,8 @@
 import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
 import type { TargetFile } from "../../model/types.js";
-import { type GlobalFlags, type Io, out } from "../context.js";
-import { changeDiff, PLAIN, paintFor, planDiff } from "../diff-text.js";
+import { type GlobalFlags, type Io, out, progressOf } from "../context.js";
+import { changeDiff, PLAIN, paintFor, planDiff, planSummary } from "../diff-text.js";
 import { loadPlan, loadRendered } from "../pipeline.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
@@ -54,20 +54,33 @@ export function changeJson(c: Change) {
 
 export const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-export async function diffCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
-  const p = await loadPlan(flags, io);
-  if (opts.json) {
-    out(io, jsonText({ files: p.plan.changes.map(changeJson), warnings: p.warnings }));
-    return;
-  }
-  out(io, planDiff(p.plan.changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+export interface DiffOptions {
+  json?: boolean;
+  stat?: boolean;
+  exitCode?: boolean;
 }
 
-export async function applyCommand(
-  flags: GlobalFlags,
-  opts: { yes?: boolean; dryRun?: boolean },
-  io: Io,
-): Promise<void> {
+/** With `--exit-code`, 1 when anything would change (git's convention), 0 when in sync. */
+export async function diffCommand(flags: GlobalFlags, opts: DiffOptions, io: Io): Promise<number> {
+  const p = await loadPlan(flags, io);
+  const changes = p.plan.changes;
+  if (opts.json) out(io, jsonText({ files: changes.map(changeJson), warnings: p.warnings }));
+  else if (opts.stat) out(io, planSummary(changes));
+  else out(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+  return opts.exitCode && changes.length > 0 ? 1 : 0;
+}
+
+export interface ApplyOptions {
+  yes?: boolean;
+  dryRun?: boolean;
+  /** Show only the summary, not the diff, before the prompt. */
+  stat?: boolean;
+}
+
+/** Applies of at least this many files say so on a terminal while they write. */
+const LARGE_APPLY = 200;
+
+export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
   // Temporary files of an interrupted apply go when this one writes (or has nothing to write).
@@ -80,14 +93,17 @@ export async function applyCommand(
     out(io, "No changes.\n");
     return;
   }
-  const paint = paintFor(io.stdout as NodeJS.WriteStream, io.env);
+  const preview = () => {
+    if (!opts.stat) out(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+    out(io, planSummary(changes));
+  };
   if (opts.dryRun) {
-    out(io, planDiff(changes, paint));
+    preview();
     out(io, `Dry run: would apply ${changes.length} file change(s); nothing written.\n`);
     return;
   }
   if (!opts.yes) {
-    out(io, planDiff(changes, paint));
+    preview();
     out(io, "Apply these changes? [y/N] ");
     const answer = (await readLine(io.stdin)).trim().toLowerCase();
     if (answer !== "y" && answer !== "yes") {
@@ -95,6 +111,7 @@ export async function applyCommand(
       return;
     }
   }
+  if (changes.length >= LARGE_APPLY) progressOf(io).progress?.(`Writing ${changes.length} files…`);
   sweep();
   applyChanges(changes);
   out(io, `Applied ${changes.length} file change(s).\n`);

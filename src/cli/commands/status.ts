@@ -1,37 +1,56 @@
-/** `kanon status`: the Kanon home's git status and the destination drift. */
-import { execFile } from "node:child_process";
+/** `kanon status`: the home's branch against its upstream, its uncommitted changes, and the destination drift. */
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { nativeHooks } from "../../core/hooks/support.js";
 import { destination } from "../../core/render.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import type { GatedHook } from "../../model/manifest.js";
 import { ConfigMissingError } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { type BranchState, branchState } from "../home-git.js";
 import { loadPlan, pathsOf, type Rendered } from "../pipeline.js";
 import { changeJson, jsonText } from "./render.js";
 
-type GitStatus = { clean: boolean; short: string } | { error: string };
-
-async function gitStatus(home: string, env: NodeJS.ProcessEnv): Promise<GitStatus> {
-  const gitDir = join(home, ".git");
+/** How the home stands: its branch against the upstream (as of the last fetch) and uncommitted changes. */
+async function homeState(home: string, io: Io): Promise<BranchState | { error: string }> {
   try {
-    await stat(gitDir);
+    await stat(join(home, ".git"));
   } catch (e) {
-    return { error: `stat ${gitDir}: ${osErrorText(e)}` };
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") {
+      return {
+        error: `${home} is not a git repository; run "git init" there, or "kanon init <repo>" to clone your Kanon home`,
+      };
+    }
+    return { error: `stat ${join(home, ".git")}: ${osErrorText(e)}` };
   }
-  try {
-    const { stdout } = await promisify(execFile)("git", ["-C", home, "status", "--short"], { env });
-    return { clean: stdout.trim() === "", short: stdout };
-  } catch (e) {
-    return { error: `git status: ${(e as Error).message.split("\n")[0]}` };
-  }
+  return branchState(home, io);
 }
 
-export async function statusCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
+/** `Branch main: 2 ahead, 1 behind origin/main (as of the last fetch)`, with what to run next. */
+export function branchLine(b: BranchState): string {
+  if (b.branch === null) return "HEAD is detached (no branch)";
+  if (b.unborn) return `Branch ${b.branch}: no commits yet`;
+  if (b.upstream === null) return `Branch ${b.branch}: no upstream (git push -u origin ${b.branch} sets one)`;
+  if (b.gone) return `Branch ${b.branch}: upstream ${b.upstream} is gone`;
+  const where = `${b.upstream} (as of the last fetch)`;
+  if (b.ahead === 0 && b.behind === 0) return `Branch ${b.branch}: up to date with ${where}`;
+  const counts = [b.ahead ? `${b.ahead} ahead` : "", b.behind ? `${b.behind} behind` : ""].filter(Boolean);
+  const next =
+    b.ahead && b.behind
+      ? "diverged: merge or rebase in the home, then kanon push"
+      : b.ahead
+        ? "kanon push publishes"
+        : "kanon update brings them here";
+  return `Branch ${b.branch}: ${counts.join(", ")} ${where}; ${next}`;
+}
+
+export async function statusCommand(
+  flags: GlobalFlags,
+  opts: { json?: boolean; exitCode?: boolean },
+  io: Io,
+): Promise<number> {
   const paths = pathsOf(flags, io);
-  const git = await gitStatus(paths.home, io.env);
+  const git = await homeState(paths.home, io);
   let plan: Awaited<ReturnType<typeof loadPlan>> | null = null;
   try {
     plan = await loadPlan(flags, io);
@@ -40,22 +59,38 @@ export async function statusCommand(flags: GlobalFlags, opts: { json?: boolean }
   }
   const changes = plan?.plan.changes ?? [];
   const gated = plan ? await gatedHooks(plan, io) : { hooks: [], warnings: [] };
+  const code = opts.exitCode && changes.length > 0 ? 1 : 0;
   if (opts.json) {
+    const source =
+      "error" in git
+        ? { git: null, error: git.error }
+        : {
+            git: git.changes.length === 0 ? "clean" : `${git.changes.join("\n")}\n`,
+            branch: git.branch,
+            upstream: git.upstream,
+            ahead: git.ahead,
+            behind: git.behind,
+            ...(git.gone ? { upstreamGone: true } : {}),
+          };
     out(
       io,
       jsonText({
-        source: "error" in git ? { git: null, error: git.error } : { git: git.clean ? "clean" : git.short },
+        source,
         files: changes.map(changeJson),
         drift: { changes: changes.length, conflicts: 0 },
         gated: gated.hooks,
         warnings: [...(plan?.warnings ?? []), ...gated.warnings],
       }),
     );
-    return;
+    return code;
   }
   if ("error" in git) io.stderr.write(`Git status unavailable: ${git.error}\n`);
-  else out(io, git.clean ? "Git status: clean\n" : git.short.endsWith("\n") ? git.short : `${git.short}\n`);
-  if (!plan) return;
+  else {
+    out(io, `${branchLine(git)}\n`);
+    if (git.changes.length === 0) out(io, "Git status: clean\n");
+    else out(io, `Uncommitted changes in the home:\n${git.changes.join("\n")}\n`);
+  }
+  if (!plan) return code;
   out(
     io,
     changes.length === 0 ? "No rendered file drift.\n" : `${changes.length} change(s), 0 conflict(s).\n`,
@@ -67,6 +102,7 @@ export async function statusCommand(flags: GlobalFlags, opts: { json?: boolean }
     for (const h of hooks) out(io, `  ${h.hook} (${h.event}): ${h.state}\n`);
     for (const gate of new Set(hooks.map((h) => h.gateDescription))) out(io, `  (${gate})\n`);
   }
+  return code;
 }
 
 type StatusGatedHook = GatedHook & { agent: string; gateDescription: string };

@@ -1,0 +1,137 @@
+/**
+ * `git` in the Kanon home, for the commands that sync it across machines (init <repo>, pull, push,
+ * update) and for status. The user's own git runs with the user's configuration; output is streamed
+ * (pull, push) or kept for the error message (clone), with any credentials of a URL redacted.
+ */
+import { spawn } from "node:child_process";
+import { redactOutput, withoutRepositoryEnv } from "../providers/git.js";
+import { type Io, isTerminal } from "./context.js";
+
+export interface GitResult {
+  /** `exit status N` or `signal: SIG…` when git failed, null when it succeeded. */
+  failure: string | null;
+  stdout: string;
+  /** Everything git printed (stdout and stderr), redacted. */
+  output: string;
+}
+
+export interface GitOptions {
+  io: Io;
+  cwd?: string;
+  /** Stream git's output through to the user (as it comes, redacted). */
+  stream?: boolean;
+  /** A URL whose credentials must never be printed. */
+  secretUrl?: string;
+}
+
+/**
+ * Run the user's git. On a terminal git may ask for credentials; elsewhere it fails instead of
+ * waiting for an answer nobody can give.
+ */
+export function git(args: readonly string[], opts: GitOptions): Promise<GitResult> {
+  const { io } = opts;
+  const redact = (text: string) => (opts.secretUrl ? redactOutput(opts.secretUrl, text) : text);
+  // -C names the repository: GIT_DIR and friends (set inside a git hook, say) must not override it.
+  const env = withoutRepositoryEnv(io.env);
+  if (!isTerminal(io.stderr)) env.GIT_TERMINAL_PROMPT = "0";
+  return new Promise((resolve) => {
+    const child = spawn("git", [...args], { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const stdout: Buffer[] = [];
+    const combined: string[] = [];
+    // Redaction works on whole lines (a secret split across two chunks must still be found);
+    // git's progress lines end in \r, so they still appear as they come.
+    const forward = (target: Io["stdout"]) => {
+      let pending = "";
+      return {
+        data(chunk: Buffer) {
+          pending += chunk.toString("utf8");
+          const cut = Math.max(pending.lastIndexOf("\n"), pending.lastIndexOf("\r")) + 1;
+          if (cut === 0) return;
+          const text = redact(pending.slice(0, cut));
+          pending = pending.slice(cut);
+          combined.push(text);
+          if (opts.stream) target.write(text);
+        },
+        end() {
+          if (!pending) return;
+          const text = redact(pending);
+          pending = "";
+          combined.push(text);
+          if (opts.stream) target.write(text);
+        },
+      };
+    };
+    const out = forward(io.stdout);
+    const err = forward(io.stderr);
+    child.stdout.on("data", (b: Buffer) => {
+      stdout.push(b);
+      out.data(b);
+    });
+    child.stderr.on("data", (b: Buffer) => err.data(b));
+    child.on("error", (e: NodeJS.ErrnoException) => {
+      const why = e.code === "ENOENT" ? 'exec: "git": executable file not found in $PATH' : e.message;
+      resolve({ failure: why, stdout: "", output: "" });
+    });
+    child.on("close", (code, signal) => {
+      out.end();
+      err.end();
+      resolve({
+        failure: code === 0 ? null : signal ? `signal: ${signal}` : `exit status ${code}`,
+        stdout: Buffer.concat(stdout).toString("utf8"),
+        output: combined.join(""),
+      });
+    });
+  });
+}
+
+/** The lines of git's output that say what went wrong (`fatal:`, `error:`), on one line. */
+export function gitReason(output: string): string {
+  const lines = output
+    .split(/[\r\n]+/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const reasons = lines.filter((l) => /^(fatal|error):/.test(l));
+  return (reasons.length > 0 ? reasons : lines.slice(-1)).join(" ");
+}
+
+export interface BranchState {
+  /** null when HEAD is detached. */
+  branch: string | null;
+  /** No commit yet on the branch. */
+  unborn: boolean;
+  upstream: string | null;
+  /** The upstream branch was deleted on the remote. */
+  gone: boolean;
+  ahead: number;
+  behind: number;
+  /** `git status --short` lines of uncommitted changes (untracked files included). */
+  changes: string[];
+}
+
+/** The `## …` line of `git status --porcelain --branch`, from git's own refs (no fetch). */
+export function parseBranchLine(line: string): Omit<BranchState, "changes"> {
+  const state = { branch: null, unborn: false, upstream: null, gone: false, ahead: 0, behind: 0 };
+  const head = line.replace(/^## /, "");
+  const unborn = /^(?:No commits yet on|Initial commit on) (.+)$/.exec(head);
+  if (unborn) return { ...state, branch: unborn[1] ?? null, unborn: true };
+  if (head.startsWith("HEAD (no branch)")) return state;
+  const m = /^(.+?)(?:\.\.\.(\S+))?(?: \[(.+)\])?$/.exec(head);
+  if (!m) return { ...state, branch: head };
+  const info = m[3] ?? "";
+  return {
+    ...state,
+    branch: m[1] ?? head,
+    upstream: m[2] ?? null,
+    gone: info === "gone",
+    ahead: Number(/ahead (\d+)/.exec(info)?.[1] ?? 0),
+    behind: Number(/behind (\d+)/.exec(info)?.[1] ?? 0),
+  };
+}
+
+/** The home's branch against its upstream (as of the last fetch) and its uncommitted changes. */
+export async function branchState(home: string, io: Io): Promise<BranchState | { error: string }> {
+  const r = await git(["-C", home, "status", "--porcelain", "--branch"], { io });
+  if (r.failure) return { error: `git status: ${r.failure}: ${gitReason(r.output)}` };
+  const [first = "", ...rest] = r.stdout.split("\n");
+  return { ...parseBranchLine(first), changes: rest.filter((l) => l !== "") };
+}
