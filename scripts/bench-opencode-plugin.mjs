@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { rawText } from "./esbuild-text.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const NO_MATCH_BUDGET_MS = 0.2;
@@ -25,6 +26,7 @@ try {
     format: "esm",
     platform: "node",
     write: false,
+    plugins: [rawText],
     logLevel: "silent",
   });
   const renderer = join(tmp, "render.mjs");

@@ -1,6 +1,7 @@
 // Bundles the CLI into one ESM file (fast start-up: one module to load, no resolution of node_modules).
 import { chmod, readFile, rm } from "node:fs/promises";
 import { build } from "esbuild";
+import { rawText } from "./esbuild-text.mjs";
 
 await rm("dist", { recursive: true, force: true });
 const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
@@ -20,6 +21,7 @@ const common = {
   logLevel: "warning",
   // Prefer ESM builds: jsonc-parser's UMD build loads its modules with a dynamic require().
   mainFields: ["module", "main"],
+  plugins: [rawText],
 };
 
 // Code splitting: commands and rarely needed modules (the positional YAML decoder) are separate

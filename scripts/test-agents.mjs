@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { rawText } from "./esbuild-text.mjs";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(repoRoot, ".cache", "conformance");
@@ -21,6 +22,7 @@ await build({
   format: "esm",
   target: "node20",
   packages: "external",
+  plugins: [rawText],
   logLevel: "warning",
 });
 

@@ -1,24 +1,22 @@
 // Claude Code: Anthropic Messages over SSE, hooks in settings.json (user and project).
 
 import { join } from "node:path";
+import { claudeManifest } from "../../src/agents/claude/manifest.js";
 import { installAgent, isMusl, platformKey } from "../lib/install.js";
-import type { AgentDriver, FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
+import { defineDriver } from "./define.js";
+import type { FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
 
-const VERSION = "2.1.332";
+const VERSION = claudeManifest.hooks.verified.version;
 
 function nativePackage(): string {
   return `@anthropic-ai/claude-code-${platformKey()}${isMusl() ? "-musl" : ""}`;
 }
 
-export const claude: AgentDriver = {
-  id: "claude",
-  title: "Claude Code",
+export const claude = defineDriver({
+  manifest: claudeManifest,
   pkg: "@anthropic-ai/claude-code",
-  version: VERSION,
-  scopes: ["user", "project"],
   protocol: "anthropic",
   shellToolName: "Bash",
-  omittedEvents: [],
   timeoutMs: 90_000,
 
   install(ctx) {
@@ -70,14 +68,6 @@ export const claude: AgentDriver = {
     };
   },
 
-  hookFiles(layout, scope) {
-    return [
-      scope === "user"
-        ? join(layout.home, ".claude", "settings.json")
-        : join(layout.project, ".claude", "settings.json"),
-    ];
-  },
-
   payload(event: LifecycleEvent, ctx: PayloadContext) {
     const common: Record<string, FieldRule> = {
       hook_event_name: { equals: event },
@@ -109,4 +99,4 @@ export const claude: AgentDriver = {
         return { ...common, stop_hook_active: { equals: false } };
     }
   },
-};
+});

@@ -7,11 +7,13 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { codexManifest } from "../../src/agents/codex/manifest.js";
 import { installAgent } from "../lib/install.js";
 import { reviewChecks } from "./codex-review.js";
-import type { AgentDriver, FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
+import { defineDriver } from "./define.js";
+import type { FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
 
-const VERSION = "0.171.0";
+const VERSION = codexManifest.hooks.verified.version;
 
 const NATIVE_SUFFIX: Record<string, string> = {
   "linux-x64": "linux-x64",
@@ -22,15 +24,11 @@ const NATIVE_SUFFIX: Record<string, string> = {
   "win32-arm64": "win32-arm64",
 };
 
-export const codex: AgentDriver = {
-  id: "codex",
-  title: "Codex CLI",
+export const codex = defineDriver({
+  manifest: codexManifest,
   pkg: "@openai/codex",
-  version: VERSION,
-  scopes: ["user", "project"],
   protocol: "responses",
   shellToolName: "Bash",
-  omittedEvents: ["Notification"],
   timeoutMs: 90_000,
 
   install(ctx) {
@@ -99,10 +97,6 @@ export const codex: AgentDriver = {
     };
   },
 
-  hookFiles(layout, scope) {
-    return [join(scope === "user" ? layout.home : layout.project, ".codex", "hooks.json")];
-  },
-
   payload(event: LifecycleEvent, ctx: PayloadContext) {
     const common: Record<string, FieldRule> = {
       hook_event_name: { equals: event },
@@ -132,4 +126,4 @@ export const codex: AgentDriver = {
   },
 
   extraChecks: reviewChecks,
-};
+});

@@ -3,26 +3,24 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { opencodeManifest } from "../../src/agents/opencode/manifest.js";
 import { installAgent, isMusl, platformKey } from "../lib/install.js";
-import type { AgentDriver, FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
+import { defineDriver } from "./define.js";
+import type { FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
 
-const VERSION = "1.18.33";
+const VERSION = opencodeManifest.hooks.verified.version;
 
 function nativePackage(): string {
   const platform = platformKey().replace(/^win32-/, "windows-");
   return `opencode-${platform}${isMusl() ? "-musl" : ""}`;
 }
 
-export const opencode: AgentDriver = {
-  id: "opencode",
-  title: "OpenCode",
+export const opencode = defineDriver({
+  manifest: opencodeManifest,
   pkg: "opencode-ai",
-  version: VERSION,
-  scopes: ["user", "project"],
   protocol: "chat",
   // kanon passes OpenCode's own tool id through as is: `bash` on OpenCode 1.
   shellToolName: "bash",
-  omittedEvents: ["Notification"],
   timeoutMs: 120_000,
 
   install(ctx) {
@@ -77,14 +75,6 @@ export const opencode: AgentDriver = {
     };
   },
 
-  hookFiles(layout, scope) {
-    return [
-      scope === "user"
-        ? join(layout.xdgConfig, "opencode", "plugins", "kanon-hooks.js")
-        : join(layout.project, ".opencode", "plugins", "kanon-hooks.js"),
-    ];
-  },
-
   payload(event: LifecycleEvent, ctx: PayloadContext) {
     // The README's promise for OpenCode: hook_event_name, session_id and cwd; tool events add tool_name
     // (OpenCode's own tool id: bash on OpenCode 1), tool_input (its arguments, as is) and tool_use_id;
@@ -112,4 +102,4 @@ export const opencode: AgentDriver = {
         return common;
     }
   },
-};
+});

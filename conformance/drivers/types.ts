@@ -2,6 +2,7 @@
 // Adding an agent (Kimi Code, Gemini CLI, …) means writing one module that exports an `AgentDriver` and
 // listing it in drivers/index.ts. The runner, the fake model, the checks and the summary are shared.
 
+import type { AgentManifest } from "../../src/model/manifest.js";
 import type { RunResult } from "../lib/proc.js";
 
 export type Scope = "user" | "project";
@@ -66,11 +67,6 @@ export interface PayloadContext {
   command: string;
 }
 
-export interface HookFile {
-  /** Absolute path of a file that carries native hook entries for this agent in this scope. */
-  path: string;
-}
-
 export interface ExtraCheck {
   id: string;
   ok: boolean;
@@ -93,21 +89,16 @@ export interface ExtraCheckContext {
   timeoutMs: number;
 }
 
-export interface AgentDriver {
-  /** kanon's agent id (`--agent`). */
-  id: string;
-  title: string;
-  /** The npm package and the pinned exact version. */
+/** A driver as written: what only running the agent needs. The agent's facts come from its manifest. */
+export interface DriverSpec {
+  /** kanon's manifest for the agent: its id, name, verified version, hook files and events. */
+  manifest: AgentManifest;
+  /** The npm package; its version is the manifest's verified version. */
   pkg: string;
-  version: string;
-  /** Scopes in which the agent reads hooks (user always; project where the agent has project hooks). */
-  scopes: Scope[];
   /** Wire protocol that the fake model must speak for this agent (informational). */
   protocol: string;
   /** The tool name hooks see for the shell tool. */
   shellToolName: string;
-  /** Events of kanon.yaml that the agent has no hook for: kanon must warn and render nothing. */
-  omittedEvents: string[];
   /** Upper bound for one headless run. */
   timeoutMs: number;
 
@@ -116,10 +107,23 @@ export interface AgentDriver {
   prepare(layout: Layout, modelUrl: string, scope: Scope): Promise<void>;
   /** The headless command line for one prompt. */
   invocation(installed: Installed, layout: Layout, modelUrl: string, prompt: string): AgentInvocation;
-  /** Files where kanon puts this agent's hooks in this scope. */
-  hookFiles(layout: Layout, scope: Scope): string[];
   /** Expected stdin payload fields per event. */
   payload(event: LifecycleEvent, ctx: PayloadContext): Record<string, FieldRule>;
   /** Agent-specific checks after the runs (e.g. Codex hook review). */
   extraChecks?(ctx: ExtraCheckContext): Promise<ExtraCheck[]>;
+}
+
+/** A driver with the facts read from its manifest (see define.ts). */
+export interface AgentDriver extends DriverSpec {
+  /** kanon's agent id (`--agent`). */
+  id: string;
+  title: string;
+  /** The pinned exact version: the one the manifest was verified against. */
+  version: string;
+  /** Scopes in which the manifest puts hooks. */
+  scopes: Scope[];
+  /** Neutral events the agent has no hook for: kanon must warn and render nothing. */
+  omittedEvents: string[];
+  /** Files where kanon puts this agent's hooks in this scope. */
+  hookFiles(layout: Layout, scope: Scope): string[];
 }

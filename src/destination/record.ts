@@ -84,11 +84,6 @@ export function recordText(record: OwnershipRecord): string {
   return `${JSON.stringify({ ...record, files, entries, dirs: [...new Set(record.dirs)].sort() }, null, 1)}\n`;
 }
 
-/** Same ownership (ignoring which apply wrote it): nothing to write. */
-export function sameOwnership(a: OwnershipRecord, b: OwnershipRecord): boolean {
-  return recordText({ ...a, lastApply: null }) === recordText({ ...b, lastApply: null });
-}
-
 /**
  * Checks the shape of a parsed record. Returns the record, "newer" for a record of a later format,
  * or an error text for anything else.

@@ -117,12 +117,47 @@ export function runtimeNotes(agents: readonly Agent[]): string {
     .join("\n\n");
 }
 
+const BLOCK_HOW = { exit2: "exit 2", json: "a JSON decision" } as const;
+
+/** Per agent and event: how a hook blocks and what that does, where its output goes, and notes. */
+function eventDetails(agents: readonly Agent[]): string {
+  return agents
+    .map((a) => {
+      const { events, handlers } = a.manifest.hooks;
+      // Events with the same details share a line.
+      const byText = new Map<string, string[]>();
+      for (const e of Object.values(events)) {
+        const parts = [
+          e.block.can
+            ? `blocks with ${e.block.how.map((h) => BLOCK_HOW[h]).join(" or ")}: ${e.block.effect}`
+            : "cannot block",
+        ];
+        if (e.context)
+          parts.push(
+            `output: ${e.context.channel}${e.context.limit ? `, ≤ ${e.context.limit} characters` : ""}`,
+          );
+        if (e.notes) parts.push(e.notes);
+        const text = parts.join("; ");
+        byText.set(text, [...(byText.get(text) ?? []), code(e.native)]);
+      }
+      const lines = [...byText].map(([text, names]) => `- ${names.join(", ")}: ${text}`);
+      const fieldNotes = Object.entries(handlers).flatMap(([type, h]) =>
+        Object.entries(h.fields).flatMap(([name, f]) =>
+          f.support === "native" && f.notes ? [`- ${code(type)} ${code(name)}: ${f.notes}`] : [],
+        ),
+      );
+      return [`**${a.manifest.displayName}**`, ...lines, ...fieldNotes].join("\n");
+    })
+    .join("\n\n");
+}
+
 export function generatedSections(agents: readonly Agent[]): Record<string, string> {
   return {
     "hook-support": hookSupportTable(agents),
     "hook-handlers": hookHandlerTable(agents),
     "hook-details": hookDetailsTable(agents),
     "hook-runtime": runtimeNotes(agents),
+    "hook-events": eventDetails(agents),
   };
 }
 

@@ -3,6 +3,8 @@
  * TOML parsers return: null, booleans, numbers, bigints, strings, dates, arrays and plain objects.
  */
 
+import { compareBytes } from "../model/text.js";
+
 export type PlainObject = Record<string, unknown>;
 
 export function isPlainObject(value: unknown): value is PlainObject {
@@ -51,26 +53,7 @@ export function withMember(source: PlainObject, key: string, value: unknown): Pl
   return copy;
 }
 
-/**
- * Orders strings by their UTF-8 bytes, as Go sorts map keys. UTF-16 code units put astral characters
- * (surrogates, U+D800–U+DFFF) before U+E000–U+FFFF; UTF-8 puts them after, so those units are remapped.
- */
-export function compareUtf8(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
 /** Own keys in the byte-wise order Go's encoders write them. */
 export function sortedKeys(object: PlainObject): string[] {
-  return Object.keys(object).sort(compareUtf8);
+  return Object.keys(object).sort(compareBytes);
 }

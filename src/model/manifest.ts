@@ -45,11 +45,14 @@ export type BlockMode =
       effect: string;
     };
 
+/** What an event's matcher is tested against; "none" means it is ignored. */
+export type MatcherKind = "tool" | "source" | "trigger" | "reason" | "notification" | "agent" | "none";
+
 export interface EventSupport {
   /** Native event name (a hooks.json key, a plugin hook, an event bus topic). */
   native: string;
   /** What `matcher` is tested against natively; "none" means the agent ignores it. */
-  matcher: "tool" | "source" | "trigger" | "reason" | "notification" | "agent" | "none";
+  matcher: MatcherKind;
   /**
    * For source/trigger/reason matchers: the values this agent emits. A neutral value missing here
    * cannot match on this agent.

@@ -1,18 +1,34 @@
 /** Text helpers that reproduce Go's behaviour, which kanon's output and messages must match byte for byte. */
 
-/** Byte-wise (UTF-8) string order, the order Go sorts strings in. */
+/**
+ * Byte-wise (UTF-8) string order, the order Go sorts strings and map keys in. Lone surrogates count as
+ * U+FFFD, as in Buffer.from(s).
+ */
 export function compareBytes(a: string, b: string): number {
-  if (a === b) return 0;
-  // UTF-16 order equals UTF-8 byte order except around surrogate pairs; compare bytes only then.
-  if (/[\ud800-\udfff]/.test(a) || /[\ud800-\udfff]/.test(b))
-    return Buffer.compare(Buffer.from(a), Buffer.from(b));
-  return a < b ? -1 : 1;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Below the surrogates, UTF-16 code unit order is UTF-8 byte order.
+    if (x < 0xd800 && y < 0xd800) return x - y;
+    // Around surrogates (astral characters, lone surrogates), compare the bytes from the start of the
+    // character that differs. Rare, so the allocation does not matter.
+    const from = i > 0 && isHighSurrogate(a.charCodeAt(i - 1)) ? i - 1 : i;
+    return Buffer.compare(Buffer.from(a.slice(from)), Buffer.from(b.slice(from)));
+  }
+  return a.length - b.length;
 }
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c < 0xdc00;
 
 const GO_SPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 const TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, "g");
 
-/** Go's strings.TrimSpace: Unicode white space, but not U+FEFF (which String.prototype.trim removes). */
+/**
+ * Go's strings.TrimSpace, which is also Rust's str::trim: Unicode White_Space, but not U+FEFF (which
+ * String.prototype.trim removes).
+ */
 export function trimSpace(s: string): string {
   return s.replace(TRIM, "");
 }

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { KanonConfig, SkillEntry } from "../model/config.js";
-import { envRefs, envValue, expandEnv } from "../model/env.js";
+import { envRefs, envValue } from "../model/env.js";
 import { goQuote } from "../model/text.js";
 import { providerName, providerOwner } from "./name.js";
 
@@ -154,10 +154,6 @@ export const cacheRoot = (home: string): string => join(home, ".kanon", "cache",
 export function cachePath(home: string, expandedUrl: string, checkoutRef: string, subdir: string): string {
   const key = ["v1", "git", expandedUrl, checkoutRef, subdir].join("\0");
   return join(cacheRoot(home), createHash("sha256").update(key).digest("hex").slice(0, 32));
-}
-
-export function expandUrl(url: string, env: NodeJS.ProcessEnv): string {
-  return expandEnv(url, env);
 }
 
 /** The value is one or more `${NAME}` references without defaults and nothing else. */

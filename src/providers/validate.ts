@@ -2,12 +2,11 @@
  * Validation of `skills:` git entries (reference §2.4, git part) and the `validate` warnings about
  * mutable refs (§3.6). Nothing here touches the network or the disk.
  */
-import { AGENT_IDS } from "../agents/index.js";
-import type { KanonConfig, SkillEntry } from "../model/config.js";
+import type { SkillEntry } from "../model/config.js";
 import { expandEnv } from "../model/env.js";
 import { goQuote } from "../model/text.js";
 import { providerName } from "./name.js";
-import { cleanSubdir, gitUrlEnvErrors, urlProblem } from "./source.js";
+import { cleanSubdir, urlProblem } from "./source.js";
 
 export { mutableRefWarnings } from "./lock.js";
 export { gitUrlEnvErrors } from "./source.js";
@@ -56,7 +55,7 @@ export function gitSkillEntryErrors(
   entry: SkillEntry,
   env: NodeJS.ProcessEnv,
   seen: Set<string>,
-  agentIds: readonly string[] = AGENT_IDS,
+  agentIds: readonly string[],
 ): string[] {
   const git = entry.git;
   if (!git) return [];
@@ -89,25 +88,5 @@ export function gitSkillEntryErrors(
     if (seen.has(named.name)) out.push(`git skill provider ${goQuote(named.name)} is duplicated`);
     seen.add(named.name);
   }
-  return out;
-}
-
-/**
- * Every enabled git entry's messages in config order, then `config.skills[i].git.url references unset
- * environment variable NAME` for URLs kanon would expand (disabled entries are never fetched, so they
- * are not checked; the Go original checked them too).
- */
-export function validateGitSkills(
-  config: KanonConfig,
-  env: NodeJS.ProcessEnv,
-  agentIds: readonly string[] = AGENT_IDS,
-): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const entry of config.skills) {
-    if (entry.enabled === false || !entry.git) continue;
-    out.push(...gitSkillEntryErrors(entry, env, seen, agentIds));
-  }
-  out.push(...gitUrlEnvErrors(config, env));
   return out;
 }

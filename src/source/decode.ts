@@ -6,6 +6,7 @@
  * decode valid documents to the same value (tested as a property).
  */
 import * as jsYaml from "js-yaml";
+import { isPlainObject } from "../formats/values.js";
 import type { Decoded } from "./decode-positional.js";
 import { MAX_ALIASED_VALUES, RESERVED_NAMES, unwritableChar } from "./limits.js";
 import type { Schema } from "./schema.js";
@@ -44,10 +45,6 @@ export function decodeFast(text: string, schema: Schema): unknown | typeof SLOW 
     if (e === SLOW) return SLOW;
     throw e;
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** Anything the positional decoder would report (see decode-positional.ts) goes there. */

@@ -24,6 +24,7 @@ import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
+import { compareBytes } from "../model/text.js";
 import type { Scope } from "../model/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { closest } from "./did-you-mean.js";
@@ -113,7 +114,7 @@ export async function validateConfig(
     }
   }
 
-  const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => compareBytes(a, b));
   for (const [name, server] of servers) {
     if (server.enabled === false) continue;
     const where = at("mcp", "servers", name);

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { codexHookTrust } from "../../src/agents/codex/trust.js";
+import { pluginGoldenForm } from "../agents/opencode/helpers.js";
 import { type Sandbox, sandbox } from "../support/cli.js";
 
 let s: Sandbox;
@@ -80,6 +81,8 @@ describe("the seed's reproduction config", () => {
     expect(plugin).toContain('"name":"opencode-only","event":"Stop"');
     expect(plugin).toContain('"name":"guard-bash","event":"PreToolUse"');
     expect(plugin).not.toContain("notification-1");
+    // The bundle carries plugin-runtime.js as text byte for byte (pluginGoldenForm throws otherwise).
+    expect(pluginGoldenForm(plugin)).toContain("// kanon:hooks-begin");
     const project = join(s.work, "project");
     expect(k("--project", project, "apply", "--yes").status).toBe(0);
     expect(existsSync(join(project, ".opencode/plugins/kanon-hooks.js"))).toBe(true);

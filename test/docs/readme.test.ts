@@ -20,6 +20,19 @@ describe("README", () => {
       expect(readme).toContain(`${a.manifest.displayName} ${a.manifest.hooks.verified.version}`);
   });
 
+  it("states every manifest fact about blocking, hook output and notes", () => {
+    for (const { manifest } of AGENTS) {
+      for (const e of Object.values(manifest.hooks.events)) {
+        if (e.block.can) expect(readme).toContain(e.block.effect);
+        if (e.context) expect(readme).toContain(e.context.channel);
+        if (e.notes) expect(readme).toContain(e.notes);
+      }
+      for (const h of Object.values(manifest.hooks.handlers))
+        for (const f of Object.values(h.fields))
+          if (f.support === "native" && f.notes) expect(readme).toContain(f.notes);
+    }
+  });
+
   it("documents the two quick-start commands that .ci/run and package.json provide", () => {
     expect(readme).toContain("npm ci && npm run example");
     expect(readme).toContain("npm test ");

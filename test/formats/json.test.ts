@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { encodeJson, encodeJsonString, encodeJsonValue } from "../../src/formats/json.js";
-import { compareUtf8 } from "../../src/formats/values.js";
+import { compareBytes } from "../../src/model/text.js";
 
 describe("encodeJson (Go json.MarshalIndent, no HTML escaping, final newline)", () => {
   it("writes a Claude hooks document byte for byte", () => {
@@ -52,7 +52,7 @@ describe("encodeJson (Go json.MarshalIndent, no HTML escaping, final newline)", 
 
   it("sorts keys by UTF-8 bytes, not UTF-16 code units", () => {
     const keys = ["b", "\u{1F600}", "\uFFFD", "a", "B", "é", ""];
-    expect(keys.slice().sort(compareUtf8)).toEqual(["", "B", "a", "b", "é", "\uFFFD", "\u{1F600}"]);
+    expect(keys.slice().sort(compareBytes)).toEqual(["", "B", "a", "b", "é", "\uFFFD", "\u{1F600}"]);
     const object = Object.fromEntries(keys.map((key, i) => [key, i]));
     expect(encodeJson(object)).toBe(
       '{\n  "": 6,\n  "B": 4,\n  "a": 3,\n  "b": 0,\n  "é": 5,\n  "\uFFFD": 2,\n  "\u{1F600}": 1\n}\n',

@@ -1,8 +1,26 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` env references are data in these tests
 import { describe, expect, it } from "vitest";
+import { AGENT_IDS } from "../../src/agents/index.js";
+import type { KanonConfig } from "../../src/model/config.js";
 import type { Lock } from "../../src/providers/lock-types.js";
-import { mutableRefWarnings, validateGitSkills } from "../../src/providers/validate.js";
+import { gitSkillEntryErrors, gitUrlEnvErrors, mutableRefWarnings } from "../../src/providers/validate.js";
 import { config } from "./helpers.js";
+
+/** The git part of validation, as source/validate.ts runs it: enabled entries in order, then URL env refs. */
+function validateGitSkills(
+  config: KanonConfig,
+  env: NodeJS.ProcessEnv,
+  agentIds: readonly string[] = AGENT_IDS,
+): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const entry of config.skills) {
+    if (entry.enabled === false || !entry.git) continue;
+    out.push(...gitSkillEntryErrors(entry, env, seen, agentIds));
+  }
+  out.push(...gitUrlEnvErrors(config, env));
+  return out;
+}
 
 const URL_ = "https://example.invalid/repo.git";
 const SHA = "4366c5c746da3d298727d6f3823281e00a97aba2";

@@ -9,23 +9,24 @@ const VERIFIED = {
 
 const observe = { can: false } as const;
 /** Codex's default `additionalContextLimit` (a handler may raise it; kanon does not write the field). */
-const ADDITIONAL_CONTEXT_LIMIT = 2500;
+export const ADDITIONAL_CONTEXT_LIMIT = 2500;
 const block = (effect: string) => ({ can: true, how: ["exit2", "json"], effect }) as const;
 
+/** In the order Codex lists them (hooks.json's serde field order); trust.ts reads them in this order. */
 const events: Record<string, EventSupport> = {
-  SessionStart: {
-    native: "SessionStart",
-    matcher: "source",
-    values: ["startup", "resume", "clear", "compact", "fork"],
+  PreModelRequest: {
+    native: "PreModelRequest",
+    matcher: "none",
     block: observe,
-    context: { channel: "stdout or additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
+    context: null,
     observeOnly: true,
   },
-  UserPromptSubmit: {
-    native: "UserPromptSubmit",
+  PostModelRequest: {
+    native: "PostModelRequest",
     matcher: "none",
-    block: block("the turn is blocked before any model request"),
-    context: { channel: "additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
+    block: observe,
+    context: null,
+    observeOnly: true,
   },
   PreToolUse: {
     native: "PreToolUse",
@@ -33,25 +34,17 @@ const events: Record<string, EventSupport> = {
     block: block("the tool call is blocked; stderr becomes the tool output the model sees"),
     context: { channel: "additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
   },
+  PermissionRequest: {
+    native: "PermissionRequest",
+    matcher: "tool",
+    block: { can: true, how: ["json"], effect: "a JSON decision allows or denies the request" },
+    context: null,
+  },
   PostToolUse: {
     native: "PostToolUse",
     matcher: "tool",
     block: block("the tool output sent to the model is replaced by stderr"),
     context: { channel: "additionalContext", limit: ADDITIONAL_CONTEXT_LIMIT },
-  },
-  Stop: {
-    native: "Stop",
-    matcher: "none",
-    block: block("stderr becomes a new user message and the turn continues"),
-    context: null,
-  },
-  Interrupt: {
-    native: "Interrupt",
-    matcher: "none",
-    block: observe,
-    context: null,
-    maxTimeoutSec: 3,
-    observeOnly: true,
   },
   PreCompact: {
     native: "PreCompact",
@@ -68,6 +61,14 @@ const events: Record<string, EventSupport> = {
     context: null,
     observeOnly: true,
   },
+  SessionStart: {
+    native: "SessionStart",
+    matcher: "source",
+    values: ["startup", "resume", "clear", "compact", "fork"],
+    block: observe,
+    context: { channel: "stdout or additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
+    observeOnly: true,
+  },
   SessionEnd: {
     native: "SessionEnd",
     matcher: "reason",
@@ -77,11 +78,11 @@ const events: Record<string, EventSupport> = {
     maxTimeoutSec: 3,
     observeOnly: true,
   },
-  PermissionRequest: {
-    native: "PermissionRequest",
-    matcher: "tool",
-    block: { can: true, how: ["json"], effect: "a JSON decision allows or denies the request" },
-    context: null,
+  UserPromptSubmit: {
+    native: "UserPromptSubmit",
+    matcher: "none",
+    block: block("the turn is blocked before any model request"),
+    context: { channel: "additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
   },
   SubagentStart: { native: "SubagentStart", matcher: "agent", block: observe, context: null },
   SubagentStop: {
@@ -90,18 +91,18 @@ const events: Record<string, EventSupport> = {
     block: block("the subagent continues"),
     context: null,
   },
-  PreModelRequest: {
-    native: "PreModelRequest",
+  Stop: {
+    native: "Stop",
     matcher: "none",
-    block: observe,
+    block: block("stderr becomes a new user message and the turn continues"),
     context: null,
-    observeOnly: true,
   },
-  PostModelRequest: {
-    native: "PostModelRequest",
+  Interrupt: {
+    native: "Interrupt",
     matcher: "none",
     block: observe,
     context: null,
+    maxTimeoutSec: 3,
     observeOnly: true,
   },
 };

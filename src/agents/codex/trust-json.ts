@@ -12,6 +12,7 @@
 
 import { createHash } from "node:crypto";
 import { type Node, parseTree } from "jsonc-parser";
+import { compareBytes } from "../../model/text.js";
 
 /** A JSON number with the exact text it was written with. */
 export class JsonNumber {
@@ -104,10 +105,6 @@ export class SerdeNumber {
 
 const SERDE_NUMBER_KEY = "$serde_json::private::Number";
 
-function utf8Compare(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
-}
-
 /** Compact JSON with object keys sorted by UTF-8 bytes, as `serde_json::to_vec` of the sorted value. */
 export function canonicalJson(value: CanonValue): string {
   if (typeof value === "string" || typeof value === "boolean") return JSON.stringify(value);
@@ -116,7 +113,7 @@ export function canonicalJson(value: CanonValue): string {
     return `{${JSON.stringify(SERDE_NUMBER_KEY)}:${JSON.stringify(value.literal)}}`;
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const keys = [...value.keys()].sort(utf8Compare);
+  const keys = [...value.keys()].sort(compareBytes);
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value.get(k)!)}`).join(",")}}`;
 }
 

@@ -99,6 +99,9 @@
  */
 
 import { parse as parseToml } from "smol-toml";
+import { isPlainObject } from "../../formats/values.js";
+import { trimSpace } from "../../model/text.js";
+import { ADDITIONAL_CONTEXT_LIMIT, codexManifest } from "./manifest.js";
 import {
   type CanonObject,
   type CanonValue,
@@ -114,32 +117,29 @@ import {
   sha256Tagged,
 } from "./trust-json.js";
 
-/** The Codex version this module was verified against. */
-export const CODEX_TRUST_VERIFIED_VERSION = "0.171.0";
+const { events: EVENTS, timeouts } = codexManifest.hooks;
+
+/** Codex's label of an event in hook ids and hashes: its name in snake_case (PreToolUse → pre_tool_use). */
+const label = (name: string): string => name.replace(/(?<!^)[A-Z]/g, (c) => `_${c}`).toLowerCase();
 
 /**
- * Codex's hook events, in the order Codex lists them, with the label used in ids and hashes and
- * whether the event keeps its matcher.
+ * Codex's hook events, in the order Codex lists them (the manifest's order), with their label and
+ * whether the event keeps its matcher (the manifest's matcher kind is not "none").
  */
-export const CODEX_HOOK_EVENTS = [
-  { name: "PreModelRequest", label: "pre_model_request", matcher: false },
-  { name: "PostModelRequest", label: "post_model_request", matcher: false },
-  { name: "PreToolUse", label: "pre_tool_use", matcher: true },
-  { name: "PermissionRequest", label: "permission_request", matcher: true },
-  { name: "PostToolUse", label: "post_tool_use", matcher: true },
-  { name: "PreCompact", label: "pre_compact", matcher: true },
-  { name: "PostCompact", label: "post_compact", matcher: true },
-  { name: "SessionStart", label: "session_start", matcher: true },
-  { name: "SessionEnd", label: "session_end", matcher: true },
-  { name: "UserPromptSubmit", label: "user_prompt_submit", matcher: false },
-  { name: "SubagentStart", label: "subagent_start", matcher: true },
-  { name: "SubagentStop", label: "subagent_stop", matcher: true },
-  { name: "Stop", label: "stop", matcher: false },
-  { name: "Interrupt", label: "interrupt", matcher: false },
-] as const;
+const CODEX_HOOK_EVENTS = Object.values(EVENTS).map((e) => ({
+  name: e.native,
+  label: label(e.native),
+  matcher: e.matcher !== "none",
+  /** SessionEnd and Interrupt: the timeout is clamped to 1..maxTimeoutSec and defaults to 1 s. */
+  maxTimeoutSec: e.maxTimeoutSec === undefined ? undefined : BigInt(e.maxTimeoutSec),
+}));
 
-export type CodexHookEvent = (typeof CODEX_HOOK_EVENTS)[number]["name"];
+type CodexHookEvent = string;
 
+/**
+ * Events whose handlers hash `additionalContextLimit` (Codex's normalize_command_hook). The manifest
+ * lists SubagentStart's context as none, so this set is not derived from it.
+ */
 const ADDITIONAL_CONTEXT_EVENTS: ReadonlySet<CodexHookEvent> = new Set([
   "PreToolUse",
   "PostToolUse",
@@ -147,11 +147,9 @@ const ADDITIONAL_CONTEXT_EVENTS: ReadonlySet<CodexHookEvent> = new Set([
   "UserPromptSubmit",
   "SubagentStart",
 ]);
-const SHORT_TIMEOUT_EVENTS: ReadonlySet<CodexHookEvent> = new Set(["SessionEnd", "Interrupt"]);
-const DEFAULT_TIMEOUT_SEC = 600n;
+const DEFAULT_TIMEOUT_SEC = BigInt(timeouts.defaultSec);
 const SHORT_DEFAULT_TIMEOUT_SEC = 1n;
-const SHORT_MAX_TIMEOUT_SEC = 3n;
-const DEFAULT_ADDITIONAL_CONTEXT_LIMIT = 2500n;
+const DEFAULT_ADDITIONAL_CONTEXT_LIMIT = BigInt(ADDITIONAL_CONTEXT_LIMIT);
 const U64_MAX = (1n << 64n) - 1n;
 
 /**
@@ -248,13 +246,13 @@ export function readCodexHookStates(configToml: string): Map<string, CodexHookSt
   const doc = parseToml(configToml) as Record<string, unknown>;
   const hooks = doc.hooks;
   if (hooks === undefined) return states;
-  if (!isPlainTable(hooks)) throw new TypeError("hooks: expected a table");
+  if (!isPlainObject(hooks)) throw new TypeError("hooks: expected a table");
   const table = hooks.state;
   if (table === undefined) return states;
-  if (!isPlainTable(table)) throw new TypeError("hooks.state: expected a table");
+  if (!isPlainObject(table)) throw new TypeError("hooks.state: expected a table");
   for (const [rawKey, raw] of Object.entries(table)) {
     const where = `hooks.state.${JSON.stringify(rawKey)}`;
-    if (!isPlainTable(raw)) throw new TypeError(`${where}: expected a table`);
+    if (!isPlainObject(raw)) throw new TypeError(`${where}: expected a table`);
     const { enabled, trusted_hash } = raw;
     if (enabled !== undefined && typeof enabled !== "boolean") {
       throw new TypeError(`${where}.enabled: expected a boolean`);
@@ -262,7 +260,7 @@ export function readCodexHookStates(configToml: string): Map<string, CodexHookSt
     if (trusted_hash !== undefined && typeof trusted_hash !== "string") {
       throw new TypeError(`${where}.trusted_hash: expected a string`);
     }
-    const key = rustTrim(rawKey);
+    const key = trimSpace(rawKey);
     if (key === "") continue;
     // Codex merges field by field, so a later duplicate key (after trimming) keeps earlier fields.
     const state = states.get(key) ?? {};
@@ -420,7 +418,7 @@ function normalizeHandler(
     if (windows && commandWindows !== undefined) command = commandWindows;
     const isAsync = optionalBool(handler, "async", path) ?? false;
     const limit = optionalU64(handler, "additionalContextLimit", path);
-    if (rustTrim(command) === "") return { skip: "empty command" };
+    if (trimSpace(command) === "") return { skip: "empty command" };
     const out: CanonObject = new Map<string, CanonValue>([
       ["type", "command"],
       ["command", command],
@@ -443,7 +441,7 @@ function normalizeHandler(
   const rawInput = handler.get("input");
   const input = rawInput === undefined ? new Map<string, CanonValue>() : mcpInput(rawInput, `${path}.input`);
   if (event === "SessionEnd") return { skip: "SessionEnd MCP hooks are not supported by Codex" };
-  if (rustTrim(server) === "" || rustTrim(tool) === "") return { skip: "empty MCP server or tool" };
+  if (trimSpace(server) === "" || trimSpace(tool) === "") return { skip: "empty MCP server or tool" };
   const out: CanonObject = new Map<string, CanonValue>([
     ["type", "mcp_tool"],
     ["server", server],
@@ -471,9 +469,10 @@ function toCanon(value: JsonValue, path: string): CanonValue {
 }
 
 function effectiveTimeout(event: CodexHookEvent, timeout: bigint | undefined): bigint {
-  if (SHORT_TIMEOUT_EVENTS.has(event)) {
+  const max = eventInfo(event).maxTimeoutSec;
+  if (max !== undefined) {
     const t = timeout ?? SHORT_DEFAULT_TIMEOUT_SEC;
-    return t < 1n ? 1n : t > SHORT_MAX_TIMEOUT_SEC ? SHORT_MAX_TIMEOUT_SEC : t;
+    return t < 1n ? 1n : t > max ? max : t;
   }
   const t = timeout ?? DEFAULT_TIMEOUT_SEC;
   return t < 1n ? 1n : t;
@@ -515,15 +514,6 @@ function optionalU64(obj: JsonObject, key: string, path: string): bigint | undef
     fail(`${path}.${key}`, "expected a non-negative integer");
   }
   return BigInt(v.literal);
-}
-
-function isPlainTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
-
-/** Rust's `str::trim` removes Unicode White_Space, which differs a little from JavaScript's trim. */
-function rustTrim(s: string): string {
-  return s.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, "");
 }
 
 function firstLine(err: unknown): string {

@@ -1,12 +1,12 @@
 /**
- * The kanon-hooks.js plugin for OpenCode: the fixed runtime (plugin-runtime.js, embedded as text by
- * plugin-runtime-text.ts) with the hooks filled in as one JSON table. Hook commands are only ever
- * JSON string data, never JavaScript source, and the output depends on nothing but the input, so
+ * The kanon-hooks.js plugin for OpenCode: the fixed runtime (plugin-runtime.js, imported as text: the
+ * bundler and the test runner both load `?raw` imports) with the hooks filled in as one JSON table.
+ * Hook commands are only ever JSON string data, never JavaScript source, and the output depends on nothing but the input, so
  * `kanon render` and `kanon diff` show exactly what OpenCode will run.
  */
 import type { ElidedLines } from "../../model/types.js";
 import { opencodeHooks } from "./hooks.js";
-import { PLUGIN_RUNTIME } from "./plugin-runtime-text.js";
+import PLUGIN_RUNTIME from "./plugin-runtime.js?raw";
 
 export interface PluginHook {
   name: string;

@@ -4,8 +4,7 @@
  * This file holds only the neutral side: no agent knowledge.
  */
 
-/** What an event's matcher is tested against. */
-export type MatcherKind = "tool" | "source" | "trigger" | "reason" | "notification" | "agent" | "none";
+import type { MatcherKind } from "../../model/manifest.js";
 
 export interface NeutralEvent {
   name: string;

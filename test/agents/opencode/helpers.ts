@@ -1,30 +1,39 @@
 /** Shared helpers for the OpenCode plugin tests: paths, the runtime text module, loading a rendered plugin. */
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type PluginHook, renderOpenCodePlugin } from "../../../src/agents/opencode/plugin.js";
+import PLUGIN_RUNTIME from "../../../src/agents/opencode/plugin-runtime.js?raw";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 export const RUNTIME_JS = join(ROOT, "src/agents/opencode/plugin-runtime.js");
-export const RUNTIME_TEXT_TS = join(ROOT, "src/agents/opencode/plugin-runtime-text.ts");
 export const GOLDEN_DIR = join(ROOT, "test/golden/opencode-plugin");
-export const FIXTURES_DIR = join(ROOT, "test/fixtures/opencode");
-/** Set UPDATE_GOLDEN=1 to rewrite golden files and plugin-runtime-text.ts instead of comparing. */
+/** Set UPDATE_GOLDEN=1 to rewrite golden files instead of comparing. */
 export const UPDATE = process.env.UPDATE_GOLDEN === "1";
 
-/** plugin-runtime-text.ts for a runtime source: the source as one template literal, escaped. */
-export function runtimeTextModule(source: string): string {
-  const escaped = source.replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${");
-  return `// Generated from plugin-runtime.js; do not edit. Regenerate with:
-//   UPDATE_GOLDEN=1 npx vitest run test/agents/opencode/plugin-runtime.test.ts
-
-/** The source of plugin-runtime.js, which renderOpenCodePlugin fills in with the hooks. */
-export const PLUGIN_RUNTIME = \`${escaped}\`;
-`;
-}
-
 export const readRuntime = () => readFileSync(RUNTIME_JS, "utf8");
+
+const BEGIN = "// kanon:hooks-begin\n";
+const END = "// kanon:hooks-end\n";
+
+/**
+ * A rendered kanon-hooks.js as golden files record it: the header and the data block in full, the
+ * runtime around them by its SHA-256 (after checking that it is plugin-runtime.js byte for byte), so a
+ * runtime edit changes one line per golden file instead of repeating the runtime in each.
+ */
+export function pluginGoldenForm(text: string): string {
+  const begin = text.indexOf(BEGIN);
+  const end = text.indexOf(END) + END.length;
+  const runtimeHead = PLUGIN_RUNTIME.slice(0, PLUGIN_RUNTIME.indexOf(BEGIN));
+  const runtimeTail = PLUGIN_RUNTIME.slice(PLUGIN_RUNTIME.indexOf(END) + END.length);
+  const head = text.slice(0, begin);
+  if (begin < 0 || !head.endsWith(runtimeHead) || text.slice(end) !== runtimeTail)
+    throw new Error("the rendered plugin is not plugin-runtime.js around one data block");
+  const sha = createHash("sha256").update(PLUGIN_RUNTIME).digest("hex");
+  return `${head.slice(0, head.length - runtimeHead.length)}// [golden] plugin-runtime.js sha256:${sha} surrounds this data block\n${text.slice(begin, end)}`;
+}
 
 export interface V1Hooks {
   event?: (input: { event: unknown }) => void;

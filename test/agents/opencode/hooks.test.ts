@@ -1,7 +1,7 @@
 /** OpenCode's hook row, and that it agrees with what the plugin runtime implements. */
 import { describe, expect, it } from "vitest";
 import { opencodeHooks } from "../../../src/agents/opencode/hooks.js";
-import { PLUGIN_RUNTIME } from "../../../src/agents/opencode/plugin-runtime-text.js";
+import PLUGIN_RUNTIME from "../../../src/agents/opencode/plugin-runtime.js?raw";
 import { NEUTRAL_EVENTS, NEUTRAL_TOOLS, neutralEvent } from "../../../src/core/hooks/vocabulary.js";
 
 describe("opencodeHooks", () => {

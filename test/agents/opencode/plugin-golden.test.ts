@@ -10,8 +10,8 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { opencodeHooks } from "../../../src/agents/opencode/hooks.js";
 import { type PluginHook, renderOpenCodePlugin } from "../../../src/agents/opencode/plugin.js";
-import { PLUGIN_RUNTIME } from "../../../src/agents/opencode/plugin-runtime-text.js";
-import { GOLDEN_DIR, loadPlugin, removeTempDirs, tempDir, UPDATE } from "./helpers.js";
+import PLUGIN_RUNTIME from "../../../src/agents/opencode/plugin-runtime.js?raw";
+import { GOLDEN_DIR, loadPlugin, pluginGoldenForm, removeTempDirs, tempDir, UPDATE } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -88,8 +88,9 @@ function evalData(text: string): { HOOKS: unknown; TOOL_NAMES: unknown } {
   };
 }
 
-function golden(name: string, text: string) {
+function golden(name: string, rendered: string) {
   const file = join(GOLDEN_DIR, name);
+  const text = pluginGoldenForm(rendered);
   if (UPDATE) writeFileSync(file, text);
   expect(text, `golden ${name} differs: UPDATE_GOLDEN=1 npx vitest run test/agents/opencode`).toBe(
     readFileSync(file, "utf8"),

@@ -1,0 +1,31 @@
+// The agent facts a driver needs (id, name, version, scopes, hook files, events left out) come from kanon's
+// manifest, so they have one home: a driver states only how to install, configure and run the agent.
+
+import { NEUTRAL_EVENTS } from "../../src/core/hooks/vocabulary.js";
+import { destination } from "../../src/core/render.js";
+import type { AgentDriver, DriverSpec, Layout, Scope } from "./types.js";
+
+export function defineDriver(spec: DriverSpec): AgentDriver {
+  const { id, displayName, hooks } = spec.manifest;
+  const scopes = (["user", "project"] as const).filter((s) => hooks.file[s] !== null);
+  return {
+    ...spec,
+    id,
+    title: displayName,
+    version: hooks.verified.version,
+    scopes,
+    // A pass-through agent gets every hook as written; the others only the events their table lists.
+    omittedEvents: hooks.passThrough
+      ? []
+      : NEUTRAL_EVENTS.map((e) => e.name).filter((e) => !(e in hooks.events)),
+    hookFiles(layout: Layout, scope: Scope): string[] {
+      const at = destination(
+        hooks.file,
+        scope === "user"
+          ? { kind: "user", userHome: layout.home }
+          : { kind: "project", userHome: layout.home, dir: layout.project },
+      );
+      return at === null ? [] : [at];
+    },
+  };
+}
