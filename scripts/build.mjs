@@ -72,7 +72,10 @@ script.runInThisContext()(exports, require, module, file, require("node:path").d
   const run = spawnSync(
     process.execPath,
     ["-e", produce, "dist/kanon-bundle.js", join("dist", cacheName), "--home", "examples/home", "diff"],
-    { env: { ...process.env, HOME: home, KANON_HOME: "", NO_COLOR: "1" }, stdio: ["ignore", "ignore", "pipe"] },
+    {
+      env: { ...process.env, HOME: home, KANON_HOME: "", NO_COLOR: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
   );
   if (run.status !== 0) throw new Error(`making the code cache failed: ${run.stderr}`);
 } finally {
