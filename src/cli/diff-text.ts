@@ -30,6 +30,7 @@ function isBinary(data: Uint8Array | null): boolean {
 }
 
 export function changeDiff(change: Change, paint: Paint): string[] {
+  if (change.after === null) return [paint.header(`DELETE ${change.path} (${change.file.agent})`)];
   const oldName = change.action === "create" ? "/dev/null" : change.path;
   const lines = [paint.header(`--- ${oldName}`), paint.header(`+++ ${change.path}`)];
   if (change.beforeMode !== null && change.beforeMode !== change.mode) {
@@ -79,7 +80,26 @@ const octal = (mode: number) => `100${mode.toString(8).padStart(3, "0")}`;
 
 export function planDiff(changes: readonly Change[], paint: Paint): string {
   if (changes.length === 0) return "No changes.\n";
-  return `${changes.flatMap((c) => changeDiff(c, paint)).join("\n")}\n`;
+  const lines = changes.flatMap((c) => {
+    const note = replacesNote(c);
+    return note ? [paint.header(note), ...changeDiff(c, paint)] : changeDiff(c, paint);
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+const REPLACES = { foreign: "not written by kanon", edited: "changed since kanon last wrote it" };
+
+/** `<path> (<agent>): changed since kanon last wrote it` for a change that needs a backup. */
+export function replacesNote(c: Change): string | null {
+  return c.replaces ? `${c.path} (${c.file.agent}): ${REPLACES[c.replaces]}` : null;
+}
+
+/** Why a file drifts, for `kanon status`. */
+export function driftReason(c: Change): string {
+  const base = c.action === "delete" ? "pending deletion" : c.action === "create" ? "missing" : "out of date";
+  if (c.replaces === "edited") return c.action === "update" ? "hand-edited" : `${base}, hand-edited`;
+  if (c.replaces === "foreign") return `${base}, not written by kanon`;
+  return base;
 }
 
 /** Actions in the order the summary counts them; `delete` appears once plans delete files. */

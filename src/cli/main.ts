@@ -105,6 +105,15 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
   );
   example(
     program
+      .command("undo")
+      .description("Undo the last apply: remove the files it created, restore what it replaced or deleted")
+      .option("--yes", "undo without prompting")
+      .option("-n, --dry-run", "show what undo would change without writing")
+      .action(async (opts) => (await commands.render()).undoCommand(flags(), opts, io)),
+    "kanon undo --dry-run",
+  );
+  example(
+    program
       .command("status")
       .description("Show source git status and destination drift")
       .option("--json", "print the status as JSON")

@@ -7,6 +7,7 @@ import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
+import { type LoadedRecord, loadRecord, rootStateDir, stateBase } from "../destination/state.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
@@ -85,7 +86,29 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
   return { ...v, files, warnings: [...v.loaded.warnings, ...warnings] };
 }
 
-export async function loadPlan(flags: GlobalFlags, io: Io): Promise<Rendered & { plan: Plan }> {
+/** The destination root of a scope: the ownership record is kept per root. */
+export function rootOf(scope: Scope): string {
+  return scope.kind === "user" ? scope.userHome : scope.dir;
+}
+
+export function recordOf(scope: Scope, io: Io): LoadedRecord {
+  const root = rootOf(scope);
+  const loaded = loadRecord(rootStateDir(stateBase(io.env, io.userHome), root), root);
+  warn(io, loaded.warnings);
+  return loaded;
+}
+
+export async function loadPlan(
+  flags: GlobalFlags,
+  io: Io,
+): Promise<Rendered & { plan: Plan; record: LoadedRecord }> {
   const r = await loadRendered(flags, io);
-  return { ...r, plan: await planChanges(r.files) };
+  const record = recordOf(r.scope, io);
+  const plan = await planChanges(r.files, {
+    record: record.record,
+    root: rootOf(r.scope),
+    agents: r.agents.map((a) => a.manifest.id),
+  });
+  warn(io, plan.warnings);
+  return { ...r, plan, record, warnings: [...r.warnings, ...record.warnings, ...plan.warnings] };
 }

@@ -53,12 +53,17 @@ interface Staged {
   change: Change;
 }
 
-export function applyChanges(changes: readonly Change[]): void {
+/**
+ * Writes `changes`; deletions happen after every new file is in place. Returns the directories it
+ * created (the ownership record lists them, so that they can go again when nothing needs them).
+ */
+export function applyChanges(changes: readonly Change[]): { createdDirs: string[] } {
   const createdDirs: string[] = [];
   const knownDirs = new Set<string>();
   const staged: Staged[] = [];
   try {
     for (const change of changes) {
+      if (change.after === null) continue;
       try {
         ensureDir(dirname(change.path), createdDirs, knownDirs);
         const temp = tempPathFor(change.path);
@@ -69,7 +74,7 @@ export function applyChanges(changes: readonly Change[]): void {
         throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}; nothing was written`);
       }
     }
-    for (const { change } of staged) {
+    for (const change of changes) {
       if (!isUnchanged(change)) throw changedError(change.path, []);
     }
   } catch (e) {
@@ -95,6 +100,16 @@ export function applyChanges(changes: readonly Change[]): void {
       throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}${notWritten(written)}`);
     }
   }
+  for (const change of changes) {
+    if (change.action !== "delete") continue;
+    try {
+      unlinkSync(change.path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT")
+        throw new KanonError(`cannot delete ${change.path}: ${osErrorText(e)}`);
+    }
+  }
+  return { createdDirs };
 }
 
 /**
@@ -182,11 +197,12 @@ function ensureDir(dir: string, created: string[], known: Set<string>): void {
 }
 
 /**
- * Another program (often the agent itself) may have written a co-owned file since it was planned:
- * an existing one must hold the planned bytes, a new one must still be absent.
+ * Another program (often the agent itself) may have written a co-owned file since it was planned,
+ * or a file that is to be deleted: an existing one must hold the planned bytes, a new one must still
+ * be absent.
  */
 function isUnchanged(change: Change): boolean {
-  if (!change.file.merge) return true;
+  if (!change.file.merge && change.action !== "delete") return true;
   if (change.action === "create") return !lstatSync(change.path, { throwIfNoEntry: false });
   let now: Buffer | null = null;
   try {

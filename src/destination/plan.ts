@@ -1,92 +1,301 @@
 /**
- * Target state → plan: what would change on disk. Stateless, as in the Go original: each rendered
- * file is compared with its destination; co-owned files are merged first (only kanon's entries
- * change); nothing that stops being rendered is deleted.
+ * Target state + ownership record → plan: what would change on disk. Each rendered file is compared
+ * with its destination (co-owned files are merged first: only kanon's entries change); what the record
+ * says kanon wrote and no longer renders is deleted (files) or taken out (entries in co-owned files).
+ * A change that overwrites or deletes content kanon did not write, or that was edited since kanon
+ * wrote it, is marked so that apply backs it up and every command can say so.
  */
-import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
+import type { PlainObject } from "../formats/values.js";
 import { osErrorText } from "../model/fs-errors.js";
-import { KanonError, type TargetFile } from "../model/types.js";
-import type { mergeCoOwned } from "./edit/index.js";
+import { type AgentId, KanonError, type TargetFile } from "../model/types.js";
+import { renderedHandlers } from "./edit/handlers.js";
+import type { planCoOwned } from "./edit/index.js";
+import { normaliseManaged } from "./edit/intended.js";
+import {
+  emptyRecord,
+  type OwnedEntries,
+  type OwnershipRecord,
+  octalMode,
+  type Replaces,
+  sha256,
+  valueHash,
+} from "./record.js";
 
-type Merge = typeof mergeCoOwned;
+type PlanCoOwned = typeof planCoOwned;
 
 export interface Change {
   file: TargetFile;
   /** The destination written: `file.path`, an existing alternative of it, or a symlink's target. */
   path: string;
-  action: "create" | "update";
+  action: "create" | "update" | "delete";
   before: Uint8Array | null;
-  after: Uint8Array;
+  /** null for a deletion. */
+  after: Uint8Array | null;
   /** Mode the file will have (an existing file keeps its own unless kanon owns it whole). */
   mode: number;
   beforeMode: number | null;
+  /**
+   * "foreign": the change overwrites or deletes content kanon did not write; "edited": content kanon
+   * wrote and someone changed since. Apply saves the old bytes first.
+   */
+  replaces?: Replaces;
+  /** kanon's entries taken out of a co-owned file (`mcpServers.github`, `PreToolUse Bash: guard`). */
+  removed?: string[];
 }
 
 export interface Plan {
   changes: Change[];
+  /** The ownership record as it stands once every change is written. */
+  record: OwnershipRecord;
+  /** Directories kanon created that no longer hold anything of kanon's (deepest first). */
+  emptyDirs: string[];
+  /** Files the user added inside such directories: kept (so is the directory), with a warning. */
+  warnings: string[];
+}
+
+export interface PlanOptions {
+  /** What kanon wrote here before; null on a machine it has never seen. */
+  record: OwnershipRecord | null;
+  /** The destination root (the home directory or the project). */
+  root: string;
+  /** Agents this command manages: the record's entries of other agents are left alone. */
+  agents: readonly AgentId[];
 }
 
 /**
  * Synchronous reads: thousands of small files are read several times faster than with promises. The
  * layout-preserving editors (and their parsers) load only when a co-owned file already exists.
  */
-export async function planChanges(files: readonly TargetFile[]): Promise<Plan> {
+export async function planChanges(files: readonly TargetFile[], options?: PlanOptions): Promise<Plan> {
+  const root = options?.root ?? "/";
+  const previous = options?.record ?? emptyRecord(root);
+  const selected = new Set(options?.agents ?? files.map((f) => f.agent));
+  const record: OwnershipRecord = { ...emptyRecord(root), lastApply: previous.lastApply };
+  for (const [p, f] of Object.entries(previous.files)) if (!selected.has(f.agent)) record.files[p] = f;
+  for (const [p, e] of Object.entries(previous.entries)) if (!selected.has(e.agent)) record.entries[p] = e;
+
   const changes: Change[] = [];
-  let merge: Merge | undefined;
+  let coOwned: PlanCoOwned | undefined;
+  const loadCoOwned = async () => {
+    coOwned ??= (await import("./edit/index.js")).planCoOwned;
+    return coOwned;
+  };
+  const merged = new Set<string>();
   for (const file of files) {
-    const path = symlinkTarget(chooseDestination(file));
-    if (file.merge && !merge && existsSync(path)) merge = (await import("./edit/index.js")).mergeCoOwned;
-    const change = planFile(file, path, merge);
+    // The record keys the path kanon renders; a symlink there is read and written at its target.
+    const path = chooseDestination(file);
+    const target = symlinkTarget(path);
+    if (file.merge) {
+      merged.add(path);
+      if (existsSync(target)) await loadCoOwned();
+      const change = planMerged(file, path, target, previous.entries[path], coOwned, record);
+      if (change) changes.push(change);
+    } else {
+      const change = planWhole(file, target, previous.files[path]?.sha256);
+      record.files[path] = { agent: file.agent, sha256: sha256(file.content), mode: octalMode(file.mode) };
+      if (change) changes.push(change);
+    }
+  }
+
+  // Co-owned files where kanon no longer renders anything: its entries there are taken out.
+  for (const [path, owned] of Object.entries(previous.entries)) {
+    if (!selected.has(owned.agent) || merged.has(path) || !existsSync(path)) continue;
+    const key = owned.merge.key;
+    const file: TargetFile = {
+      agent: owned.agent,
+      path,
+      content: new Uint8Array(),
+      mode: 0o644,
+      merge: owned.merge,
+      managed: { [key]: {} },
+    };
+    const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record);
     if (change) changes.push(change);
   }
-  return { changes };
+
+  // Files kanon wrote and no longer renders are deleted.
+  const deleted: string[] = [];
+  for (const [path, owned] of Object.entries(previous.files)) {
+    if (!selected.has(owned.agent) || record.files[path] || merged.has(path)) continue;
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (!st || st.isDirectory()) continue;
+    const before = readFileSync(path);
+    const file: TargetFile = { agent: owned.agent, path, content: new Uint8Array(), mode: st.mode & 0o777 };
+    changes.push({
+      file,
+      path,
+      action: "delete",
+      before,
+      after: null,
+      mode: st.mode & 0o777,
+      beforeMode: st.mode & 0o777,
+      ...(sha256(before) !== owned.sha256 ? { replaces: "edited" as const } : {}),
+    });
+    deleted.push(path);
+  }
+
+  const { emptyDirs, kept, warnings } = unneededDirs(previous.dirs, deleted, record);
+  record.dirs = [...kept];
+  return { changes, record, emptyDirs, warnings };
 }
 
-function planFile(file: TargetFile, path: string, merge: Merge | undefined): Change | null {
-  let before: Buffer;
-  let mode: number;
-  try {
-    const st = statSync(path);
-    if (st.isDirectory()) throw new KanonError(`cannot write ${path}: a directory is in the way`);
-    mode = st.mode & 0o777;
-    before = readFileSync(path);
-  } catch (e) {
-    if (e instanceof KanonError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") {
-      return {
-        file,
-        path,
-        action: "create",
-        before: null,
-        after: file.content,
-        mode: file.mode,
-        beforeMode: null,
-      };
-    }
-    if (code === "ENOTDIR")
-      throw new KanonError(`cannot write ${path}: a parent of it is a file, not a directory`);
-    throw new KanonError(`read ${path}: ${osErrorText(e)}`);
+function planWhole(file: TargetFile, path: string, recorded: string | undefined): Change | null {
+  const disk = readDestination(path);
+  if (!disk) {
+    return {
+      file,
+      path,
+      action: "create",
+      before: null,
+      after: file.content,
+      mode: file.mode,
+      beforeMode: null,
+    };
   }
-  if (file.merge && !merge)
-    throw new KanonError(`${path} appeared while kanon was planning; run the command again`);
-  const after = file.merge
-    ? encodeText(merge!(decodeBytes(before), file.merge, file.managed ?? {}, path))
-    : file.content;
-  // A co-owned file keeps its mode (a 0600 ~/.claude.json stays 0600); a kanon-owned one gets the rendered mode.
-  const targetMode = file.merge ? mode : file.mode;
-  if (mode === targetMode && before.equals(after)) return null;
+  const sameContent = disk.before.equals(file.content);
+  if (disk.mode === file.mode && sameContent) return null;
+  const replaces: Replaces | undefined = sameContent
+    ? undefined
+    : recorded === undefined
+      ? "foreign"
+      : recorded !== sha256(disk.before)
+        ? "edited"
+        : undefined;
   return {
     file,
     path,
     action: "update",
-    before,
-    after,
-    mode: targetMode,
-    beforeMode: mode,
+    before: disk.before,
+    after: file.content,
+    mode: file.mode,
+    beforeMode: disk.mode,
+    ...(replaces ? { replaces } : {}),
   };
+}
+
+/** A co-owned file: merged (only kanon's entries change); its record entry goes into `record`. */
+function planMerged(
+  file: TargetFile,
+  path: string,
+  target: string,
+  previous: OwnedEntries | undefined,
+  coOwned: PlanCoOwned | undefined,
+  record: OwnershipRecord,
+): Change | null {
+  const spec = file.merge!;
+  const disk = readDestination(target);
+  if (!disk) {
+    if (isEmptyManaged(file)) return null;
+    record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file) };
+    return {
+      file,
+      path: target,
+      action: "create",
+      before: null,
+      after: file.content,
+      mode: file.mode,
+      beforeMode: null,
+    };
+  }
+  if (!coOwned) throw new KanonError(`${path} appeared while kanon was planning; run the command again`);
+  const plan = coOwned(decodeBytes(disk.before), spec, file.managed ?? {}, path, previous);
+  const hasOwned =
+    (plan.owned.names && Object.keys(plan.owned.names).length > 0) || plan.owned.handlers?.length;
+  if (hasOwned) record.entries[path] = { agent: file.agent, merge: spec, ...plan.owned };
+  const after = encodeText(plan.text);
+  if (disk.before.equals(after)) return null;
+  return {
+    file,
+    path: target,
+    action: "update",
+    before: disk.before,
+    after,
+    mode: disk.mode,
+    beforeMode: disk.mode,
+    ...(plan.replaces ? { replaces: plan.replaces } : {}),
+    ...(plan.removed.length > 0 ? { removed: plan.removed } : {}),
+  };
+}
+
+/** A synthesised co-owned target that only takes kanon's entries out. */
+function isEmptyManaged(file: TargetFile): boolean {
+  const value = file.managed?.[file.merge!.key];
+  return typeof value === "object" && value !== null && Object.keys(value).length === 0;
+}
+
+/** kanon's entries in a co-owned file it creates (the editors are not loaded for a new file). */
+function freshOwned(file: TargetFile): Pick<OwnedEntries, "names" | "handlers"> {
+  const spec = file.merge!;
+  const value = file.managed?.[spec.key];
+  if (spec.kind === "handlers") return { handlers: renderedHandlers(value as PlainObject).map((h) => h.key) };
+  if (spec.kind !== "entries") return {};
+  const entries = normaliseManaged(value, spec.format === "toml") as PlainObject;
+  return { names: Object.fromEntries(Object.entries(entries).map(([n, v]) => [n, valueHash(v)])) };
+}
+
+function readDestination(path: string): { before: Buffer; mode: number } | null {
+  try {
+    const st = statSync(path);
+    if (st.isDirectory()) throw new KanonError(`cannot write ${path}: a directory is in the way`);
+    return { before: readFileSync(path), mode: st.mode & 0o777 };
+  } catch (e) {
+    if (e instanceof KanonError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "ENOTDIR")
+      throw new KanonError(`cannot write ${path}: a parent of it is a file, not a directory`);
+    throw new KanonError(`read ${path}: ${osErrorText(e)}`);
+  }
+}
+
+/**
+ * Directories kanon created that hold nothing of kanon's once `deleted` are gone: removed deepest
+ * first, unless the user put files in them (those are named in a warning, and their directories stay).
+ */
+function unneededDirs(
+  dirs: readonly string[],
+  deleted: readonly string[],
+  record: OwnershipRecord,
+): { emptyDirs: string[]; kept: string[]; warnings: string[] } {
+  if (deleted.length === 0) return { emptyDirs: [], kept: [...dirs], warnings: [] };
+  const needed = ancestors([...Object.keys(record.files), ...Object.keys(record.entries)]);
+  const touched = ancestors(deleted);
+  const gone = new Set(deleted);
+  const candidates = dirs.filter((d) => touched.has(d) && !needed.has(d)).sort((a, b) => b.length - a.length);
+  const removable = new Set<string>();
+  const warnings: string[] = [];
+  for (const dir of candidates) {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    const foreign = entries.map((e) => join(dir, e)).filter((p) => !gone.has(p) && !removable.has(p));
+    if (foreign.length === 0) removable.add(dir);
+    else
+      for (const p of foreign)
+        if (!candidates.includes(p)) warnings.push(`kept ${p}: kanon did not write it (so ${dir} stays)`);
+  }
+  return {
+    emptyDirs: [...removable],
+    kept: dirs.filter((d) => !removable.has(d)),
+    warnings,
+  };
+}
+
+function ancestors(paths: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const p of paths) {
+    for (let d = dirname(p); !out.has(d); d = dirname(d)) {
+      out.add(d);
+      if (dirname(d) === d) break;
+    }
+  }
+  return out;
 }
 
 /** For co-owned documents with alternative names (opencode.json / opencode.jsonc): the first that exists. */

@@ -20,9 +20,18 @@ export type MergeSpec =
       key: string;
     }
   | {
-      /** The whole value of `key` is kanon's (Claude settings.json `hooks`). */
+      /** The whole value of `key` is kanon's. */
       kind: "value";
       format: "json" | "jsonc" | "toml";
+      key: string;
+    }
+  | {
+      /**
+       * `key` holds a Claude-shaped hook document (Claude settings.json `hooks`, Codex hooks.json):
+       * kanon's handlers are its own, identified by content; every other handler is the user's.
+       */
+      kind: "handlers";
+      format: "json" | "jsonc";
       key: string;
     };
 

@@ -5,7 +5,6 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -329,15 +328,6 @@ describe("destination safety", () => {
     );
     k("apply", "--yes");
     expect(statSync(script).mode & 0o777).toBe(0o755);
-  });
-
-  it("keeps no state: a file that stops being rendered is left in place and not listed", () => {
-    writeHome("version: 1\n", { "skills/old/SKILL.md": "---\nname: old\n---\n" });
-    expect(k("--agent", "claude", "apply", "--yes").stdout).toBe("Applied 1 file change(s).\n");
-    rmSync(join(kh, "skills/old"), { recursive: true });
-    expect(k("--agent", "claude", "diff").stdout).toBe("No changes.\n");
-    expect(existsSync(join(s.home, ".claude/skills/old/SKILL.md"))).toBe(true);
-    expect(existsSync(join(kh, ".kanon/state.json"))).toBe(false);
   });
 
   it("leaves no temporary files behind", () => {

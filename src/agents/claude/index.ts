@@ -24,6 +24,10 @@ export const claude: Agent = {
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     const managed = { hooks: hookGroups(hooks) };
-    return { content: encodeJson(managed), managed, merge: { kind: "value", format: "json", key: "hooks" } };
+    return {
+      content: encodeJson(managed),
+      managed,
+      merge: { kind: "handlers", format: "json", key: "hooks" },
+    };
   },
 };

@@ -47,8 +47,14 @@ export const codex: Agent = {
   mcpServer,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
-    // Codex rejects any top-level key but `hooks` and `description`: kanon writes only `hooks`.
-    return { content: encodeJson({ hooks: hookGroups(hooks) }) };
+    // Codex rejects any top-level key but `hooks` and `description`: kanon writes only `hooks`, and
+    // only its own handlers in it (the user's stay where they are).
+    const managed = { hooks: hookGroups(hooks) };
+    return {
+      content: encodeJson(managed),
+      managed,
+      merge: { kind: "handlers", format: "json", key: "hooks" },
+    };
   },
   gatedHooks: codexGatedHooks,
 };

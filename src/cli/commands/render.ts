@@ -1,10 +1,12 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
-import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
-import type { TargetFile } from "../../model/types.js";
+import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
+import { KanonError, type TargetFile } from "../../model/types.js";
 import { type GlobalFlags, type Io, out, progressOf } from "../context.js";
-import { changeDiff, PLAIN, paintFor, planDiff, planSummary } from "../diff-text.js";
-import { loadPlan, loadRendered } from "../pipeline.js";
+import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
+import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
   const r = await loadRendered(flags, io);
@@ -48,6 +50,8 @@ export function changeJson(c: Change) {
     path: c.path,
     action: c.action,
     mode: `0${c.mode.toString(8)}`,
+    replaces: c.replaces ?? null,
+    removed: c.removed ?? [],
     diff: changeDiff(c, PLAIN).join("\n"),
   };
 }
@@ -89,7 +93,11 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
     if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted apply.\n`);
   };
   if (changes.length === 0) {
-    if (!opts.dryRun) sweep();
+    if (!opts.dryRun) {
+      sweep();
+      // The record may still change: entries adopted, or an apply killed before it wrote the record.
+      applyPlan(p.plan, p.record);
+    }
     out(io, "No changes.\n");
     return;
   }
@@ -104,6 +112,14 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   }
   if (!opts.yes) {
     preview();
+    const notes = changes.map(replacesNote).filter((n) => n !== null);
+    if (notes.length > 0) {
+      out(
+        io,
+        "These files hold content kanon did not write or that changed since; apply saves a backup first:\n",
+      );
+      for (const n of notes) out(io, `  ${n}\n`);
+    }
     out(io, "Apply these changes? [y/N] ");
     const answer = (await readLine(io.stdin)).trim().toLowerCase();
     if (answer !== "y" && answer !== "yes") {
@@ -113,8 +129,50 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   }
   if (changes.length >= LARGE_APPLY) progressOf(io).progress?.(`Writing ${changes.length} files…`);
   sweep();
-  applyChanges(changes);
+  const { backups } = applyPlan(p.plan, p.record);
+  for (const b of backups) {
+    const note = replacesNote(b.change);
+    if (note) out(io, `Saved ${note}: backup in ${b.path}\n`);
+  }
   out(io, `Applied ${changes.length} file change(s).\n`);
+}
+
+export async function undoCommand(
+  flags: GlobalFlags,
+  opts: { yes?: boolean; dryRun?: boolean },
+  io: Io,
+): Promise<void> {
+  const scope = scopeOf(flags, io);
+  const loaded = recordOf(scope, io);
+  const plan = planUndo(loaded.dir, loaded.record);
+  if (!plan) {
+    out(io, "Nothing to undo.\n");
+    return;
+  }
+  if (plan.changed.length > 0) {
+    throw new KanonError(
+      `cannot undo the apply of ${plan.time}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
+    );
+  }
+  const listing = plan.steps.map(
+    (s) => `  ${s.action === "remove" ? "remove " : "restore"} ${s.path} (${s.agent})\n`,
+  );
+  out(io, `Undo the apply of ${plan.time}:\n${listing.join("")}`);
+  if (opts.dryRun) {
+    out(io, `Dry run: would undo ${plan.steps.length} file change(s); nothing written.\n`);
+    return;
+  }
+  if (!opts.yes) {
+    out(io, "Undo these changes? [y/N] ");
+    const answer = (await readLine(io.stdin)).trim().toLowerCase();
+    if (answer !== "y" && answer !== "yes") {
+      out(io, "Undo cancelled.\n");
+      return;
+    }
+  }
+  assertWritable(loaded.dir);
+  runUndo(loaded.dir, plan);
+  out(io, `Undid ${plan.steps.length} file change(s).\n`);
 }
 
 /** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */

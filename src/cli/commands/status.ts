@@ -7,6 +7,7 @@ import { osErrorText } from "../../model/fs-errors.js";
 import type { GatedHook } from "../../model/manifest.js";
 import { ConfigMissingError } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { driftReason } from "../diff-text.js";
 import { type BranchState, branchState } from "../home-git.js";
 import { loadPlan, pathsOf, type Rendered } from "../pipeline.js";
 import { changeJson, jsonText } from "./render.js";
@@ -77,7 +78,7 @@ export async function statusCommand(
       jsonText({
         source,
         files: changes.map(changeJson),
-        drift: { changes: changes.length, conflicts: 0 },
+        drift: { changes: changes.length, conflicts: changes.filter((c) => c.replaces).length },
         gated: gated.hooks,
         warnings: [...(plan?.warnings ?? []), ...gated.warnings],
       }),
@@ -91,10 +92,12 @@ export async function statusCommand(
     else out(io, `Uncommitted changes in the home:\n${git.changes.join("\n")}\n`);
   }
   if (!plan) return code;
-  out(
-    io,
-    changes.length === 0 ? "No rendered file drift.\n" : `${changes.length} change(s), 0 conflict(s).\n`,
-  );
+  if (changes.length === 0) out(io, "No rendered file drift.\n");
+  else {
+    const conflicts = changes.filter((c) => c.replaces).length;
+    out(io, `${changes.length} change(s), ${conflicts} conflict(s).\n`);
+    for (const c of changes) out(io, `  ${driftReason(c)}: ${c.path} (${c.file.agent})\n`);
+  }
   warn(io, gated.warnings);
   for (const agent of new Set(gated.hooks.map((h) => h.agent))) {
     const hooks = gated.hooks.filter((h) => h.agent === agent);

@@ -3,11 +3,18 @@
 import { isPlainObject, type PlainObject, setOwn, withMember } from "../../formats/values.js";
 import type { MergeSpec } from "../../model/types.js";
 
-export function intendedDocument(existing: PlainObject, spec: MergeSpec, desired: unknown): PlainObject {
-  if (spec.kind === "value") return withMember(existing, spec.key, desired);
+/** `remove`: entry names kanon wrote before and no longer renders (an `entries` merge drops them). */
+export function intendedDocument(
+  existing: PlainObject,
+  spec: MergeSpec,
+  desired: unknown,
+  remove: readonly string[] = [],
+): PlainObject {
+  if (spec.kind !== "entries") return withMember(existing, spec.key, desired);
   const current = existing[spec.key];
   const entries: PlainObject = {};
-  if (isPlainObject(current)) for (const name of Object.keys(current)) setOwn(entries, name, current[name]);
+  if (isPlainObject(current))
+    for (const name of Object.keys(current)) if (!remove.includes(name)) setOwn(entries, name, current[name]);
   for (const [name, value] of Object.entries(desired as PlainObject)) setOwn(entries, name, value);
   return withMember(existing, spec.key, entries);
 }

@@ -44,7 +44,51 @@ export class JsonEditor {
       for (const [i, item] of items.entries()) this.setValue(item, desired[i]);
       return;
     }
+    if (node.type === "array" && Array.isArray(desired) && this.spliceArray(node, desired)) return;
     this.replace(node, desired);
+  }
+
+  /**
+   * An array that becomes some of its items (in order) followed by new ones: the removed items'
+   * text goes, the new items are appended after the last kept one, formatted like it, and the kept
+   * items stay byte for byte. False when `desired` is not of that shape.
+   */
+  private spliceArray(node: Node, desired: unknown[]): boolean {
+    const items = node.children ?? [];
+    const kept = new Set<number>();
+    let next = 0;
+    let j = 0;
+    for (; j < desired.length; j++) {
+      let k = next;
+      while (k < items.length && !deepEqual(nodeValue(items[k]!), desired[j])) k++;
+      if (k === items.length) break;
+      kept.add(k);
+      next = k + 1;
+    }
+    if (kept.size === 0) return false;
+    const appended = desired.slice(j);
+    const lastKept = items[Math.max(...kept)]!;
+    const lastKeptEnd = lastKept.offset + lastKept.length;
+    const startOf = (item: Node) =>
+      startsLine(this.text, item.offset) ? lineStart(this.text, item.offset) : item.offset;
+    for (const [i, item] of items.entries()) {
+      if (kept.has(i) || item.offset > lastKept.offset) continue;
+      // A removed item before a kept one: it goes with everything up to the next item.
+      this.delete(startOf(item), startOf(items[i + 1]!));
+    }
+    const lastItem = items[items.length - 1]!;
+    const tailEnd = lastItem === lastKept ? lastKeptEnd : lastItem.offset + lastItem.length;
+    let tail = "";
+    if (appended.length > 0) {
+      const ownLine = startsLine(this.text, lastKept.offset);
+      const indent = ownLine ? lineIndent(this.text, lastKept.offset) : "";
+      const separator = ownLine ? `,${this.eol}${indent}` : ", ";
+      const inline = ownLine ? undefined : this.separatorsOf(node);
+      tail = appended.map((value) => `${separator}${this.render(value, indent, inline)}`).join("");
+    }
+    if (tail !== "" || tailEnd !== lastKeptEnd)
+      this.edits.push({ offset: lastKeptEnd, length: tailEnd - lastKeptEnd, content: tail });
+    return true;
   }
 
   /** Gives each member of `desired` its value in `object`; with `removeOthers`, drops the rest. */

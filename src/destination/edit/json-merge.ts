@@ -1,7 +1,7 @@
 /** Merging kanon's entries into a JSON or JSONC file that users also edit (comments allowed in both). */
 import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { encodeJson } from "../../formats/json.js";
-import { deepEqual, isPlainObject, type PlainObject } from "../../formats/values.js";
+import { deepEqual, isPlainObject, type PlainObject, setOwn } from "../../formats/values.js";
 import type { MergeSpec } from "../../model/types.js";
 import { cannotParse, notAnObject, topLevelNotObject, verified } from "./errors.js";
 import { intendedDocument } from "./intended.js";
@@ -9,18 +9,25 @@ import { findMember, JsonEditor, memberValue, nodeValue } from "./json-editor.js
 import { partialTree, scanTopLevel, type TopLevel } from "./json-top-level.js";
 import { applyEdits, detectEol, lineColumn } from "./text.js";
 
-export function mergeJson(text: string, spec: MergeSpec, desired: unknown, path: string): string {
+/** `remove`: names of kanon's entries to take out (an `entries` merge). */
+export function mergeJson(
+  text: string,
+  spec: MergeSpec,
+  desired: unknown,
+  path: string,
+  remove: readonly string[] = [],
+): string {
   const strict = parseStrict(text);
   const top = strict.ok && isPlainObject(strict.value) ? scanTopLevel(text) : undefined;
   if (strict.ok && top !== undefined)
-    return mergeStrict(text, spec, desired, path, strict.value as PlainObject, top);
+    return mergeStrict(text, spec, desired, path, strict.value as PlainObject, top, remove);
 
   const root = parseLenient(text, path);
   if (root === undefined) return appendToCommentsOnly(text, spec, desired, path);
   if (root.type !== "object") throw topLevelNotObject(path);
-  const result = edit(text, root, spec, desired, path);
+  const result = edit(text, root, spec, desired, path, remove);
   if (result === text) return text;
-  const intended = intendedDocument(nodeValue(root) as PlainObject, spec, desired);
+  const intended = intendedDocument(nodeValue(root) as PlainObject, spec, desired, remove);
   return verified(result, path, () => deepEqual(nodeValue(parseLenient(result, path)!), intended));
 }
 
@@ -32,10 +39,11 @@ function mergeStrict(
   path: string,
   existing: PlainObject,
   top: TopLevel,
+  remove: readonly string[],
 ): string {
-  const result = edit(text, partialTree(text, top, spec.key), spec, desired, path);
+  const result = edit(text, partialTree(text, top, spec.key), spec, desired, path, remove);
   if (result === text) return text;
-  const intended = intendedDocument(existing, spec, desired)[spec.key];
+  const intended = intendedDocument(existing, spec, desired, remove)[spec.key];
   // Verify without a second full parse: every other member's text must be unchanged (so its value
   // is, since the existing text parsed), and the managed member must parse to the intended value.
   return verified(result, path, () => {
@@ -51,13 +59,30 @@ function mergeStrict(
 }
 
 /** The edits that put `desired` into the document; the text itself when nothing changes. */
-function edit(text: string, root: Node, spec: MergeSpec, desired: unknown, path: string): string {
+function edit(
+  text: string,
+  root: Node,
+  spec: MergeSpec,
+  desired: unknown,
+  path: string,
+  remove: readonly string[],
+): string {
   const member = findMember(root, spec.key);
   const editor = new JsonEditor(text, root);
   if (spec.kind === "entries" && member !== undefined) {
     const entries = memberValue(member);
     if (entries.type !== "object") throw notAnObject(path, spec.key);
-    editor.setMembers(entries, desired as PlainObject, false);
+    const current = nodeValue(entries) as PlainObject;
+    if (remove.some((name) => Object.hasOwn(current, name))) {
+      // The kept entries as they are, kanon's as rendered: only the removed members' text goes.
+      const kept: PlainObject = {};
+      for (const name of Object.keys(current)) if (!remove.includes(name)) setOwn(kept, name, current[name]);
+      for (const name of Object.keys(desired as PlainObject))
+        setOwn(kept, name, (desired as PlainObject)[name]);
+      editor.setMembers(entries, kept, true);
+    } else {
+      editor.setMembers(entries, desired as PlainObject, false);
+    }
   } else {
     editor.setMembers(root, { [spec.key]: desired }, false);
   }
@@ -82,7 +107,7 @@ function parseStrict(text: string): { ok: true; value: unknown } | { ok: false }
 }
 
 /** The syntax tree, allowing comments and trailing commas; undefined for a comment-only text. */
-function parseLenient(text: string, path: string): Node | undefined {
+export function parseLenient(text: string, path: string): Node | undefined {
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, {
     allowTrailingComma: true,

@@ -21,9 +21,11 @@ export function mergeCoOwned(
   spec: MergeSpec,
   managed: Record<string, unknown>,
   path: string,
+  remove: readonly string[] = [],
 ): string {
   // A byte-order mark is not part of either syntax; keep it in front of whatever the merge gives.
-  if (existing.startsWith("\uFEFF")) return `\uFEFF${mergeCoOwned(existing.slice(1), spec, managed, path)}`;
+  if (existing.startsWith("\uFEFF"))
+    return `\uFEFF${mergeCoOwned(existing.slice(1), spec, managed, path, remove)}`;
   const toml = spec.format === "toml";
   const normalised = normaliseManaged(managed, toml) as PlainObject;
   const desired = normalised[spec.key];
@@ -33,6 +35,6 @@ export function mergeCoOwned(
   }
   if (existing.trim() === "") return toml ? encodeToml(normalised) : encodeJson(normalised);
   return toml
-    ? mergeToml(existing, spec, desired as PlainObject, path)
-    : mergeJson(existing, spec, desired, path);
+    ? mergeToml(existing, spec, desired as PlainObject, path, remove)
+    : mergeJson(existing, spec, desired, path, remove);
 }

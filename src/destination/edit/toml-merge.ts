@@ -35,7 +35,14 @@ import {
   type TomlLayout,
 } from "./toml-layout.js";
 
-export function mergeToml(text: string, spec: MergeSpec, desired: PlainObject, path: string): string {
+/** `remove`: names of kanon's entries to take out (an `entries` merge). */
+export function mergeToml(
+  text: string,
+  spec: MergeSpec,
+  desired: PlainObject,
+  path: string,
+  remove: readonly string[] = [],
+): string {
   const existing = parseToml(text, path);
   const current = existing[spec.key];
   if (spec.kind === "entries" && current !== undefined && !isPlainObject(current))
@@ -52,18 +59,28 @@ export function mergeToml(text: string, spec: MergeSpec, desired: PlainObject, p
         changes.push([[spec.key, name], value]);
     }
   }
-  if (changes.length === 0) return text;
+  const removals =
+    spec.kind === "entries" && isPlainObject(current)
+      ? remove.filter((name) => Object.hasOwn(current, name) && !Object.hasOwn(desired, name))
+      : [];
+  if (changes.length === 0 && removals.length === 0) return text;
 
-  const editor = new TomlEditor(text, readTomlLayout(text, path), path);
+  const editor = new TomlEditor(text, readTomlLayout(text, path), path, existing);
+  if (removals.length > 0) {
+    const kept: PlainObject = {};
+    for (const name of Object.keys(current as PlainObject))
+      if (!removals.includes(name)) setOwn(kept, name, (current as PlainObject)[name]);
+    for (const name of removals) editor.remove([spec.key, name], kept);
+  }
   const added = changes.filter(([at, value]) => !editor.write(at, value));
-  if (added.length > 0) editor.add(spec.kind === "value" ? [] : [spec.key], added);
+  if (added.length > 0) editor.add(spec.kind === "entries" ? [spec.key] : [], added);
 
   const result = applyEdits(text, editor.edits);
-  const intended = intendedDocument(existing, spec, desired);
+  const intended = intendedDocument(existing, spec, desired, removals);
   return verified(result, path, () => deepEqual(parseToml(result, path), intended));
 }
 
-function parseToml(text: string, path: string): PlainObject {
+export function parseToml(text: string, path: string): PlainObject {
   try {
     return parseTomlText(forParsing(text)) as PlainObject;
   } catch (error) {
@@ -81,6 +98,7 @@ class TomlEditor {
     private readonly text: string,
     private readonly layout: TomlLayout,
     private readonly path: string,
+    private readonly existing: PlainObject,
   ) {
     this.eol = detectEol(text);
   }
@@ -99,6 +117,7 @@ class TomlEditor {
       (statement) => isProperPrefix(at, statement.path) && isProperPrefix(statement.tablePath, at),
     );
     if (tables.length > 0) {
+      if (dotted.length === 0 && this.editTable(at, value, valueAt(this.existing, at))) return true;
       this.replaceTables(tables, encodeTomlTable(at, value));
       for (const statement of dotted) this.deleteLines(statement.node);
       return true;
@@ -110,6 +129,84 @@ class TomlEditor {
     this.replaceRange(first.node.range[0], first.node.range[1], `${key} = ${encodeTomlValue(value)}`);
     for (const statement of others) this.deleteLines(statement.node);
     return true;
+  }
+
+  /**
+   * Changes only the keys of the `[at]` table (and of its `[at.sub]` tables) whose values change, so
+   * the user's comments, blank lines and quoting inside it stay. False (and no edits) when its layout
+   * is not the plain one this handles: the caller then rewrites the table whole.
+   */
+  private editTable(at: KeyPath, value: PlainObject, old: unknown): boolean {
+    const header = this.layout.tables.find((t) => t.path.length === at.length && isPrefix(at, t.path));
+    if (header === undefined || header.node.kind !== "standard" || !isPlainObject(old)) return false;
+    const mark = this.edits.length;
+    const fail = () => {
+      this.edits.length = mark;
+      return false;
+    };
+    const inTable = (s: TomlLayout["statements"][number]) =>
+      s.tablePath.length === at.length && isPrefix(at, s.tablePath);
+    const body = this.layout.statements.filter(inTable);
+    const added: string[] = [];
+    for (const key of new Set([...Object.keys(old), ...Object.keys(value)])) {
+      const before = old[key];
+      const after = value[key];
+      if (deepEqual(before, after)) continue;
+      const sub = [...at, key];
+      const statement = body.find((s) => s.path.length === sub.length && s.path[at.length] === key);
+      if (body.some((s) => s.path.length > sub.length && s.path[at.length] === key)) return fail();
+      if (this.layout.tables.some((t) => isPrefix(sub, t.path))) {
+        if (!isPlainObject(after) || !this.editTable(sub, after, before)) return fail();
+      } else if (statement !== undefined) {
+        if (after === undefined) this.deleteLines(statement.node);
+        else this.replaceNode(statement.node.value, encodeTomlValue(after));
+      } else if (after !== undefined && !isPlainObject(after)) {
+        added.push(`${encodeTomlKey(key)} = ${encodeTomlValue(after)}\n`);
+      } else {
+        return fail();
+      }
+    }
+    if (added.length > 0) {
+      const last = body[body.length - 1];
+      this.insertLines(
+        last ? nextLineStart(this.text, last.node.range[1]) : nextLineStart(this.text, header.start),
+        added.join(""),
+      );
+    }
+    return true;
+  }
+
+  /**
+   * Removes the table at `at` in whatever form it has: its table blocks (with the blank lines before
+   * them), its dotted keys, its own `x = { … }` line, or its member of an inline parent (the parent,
+   * `kept` being what stays of it, is rewritten).
+   */
+  remove(at: KeyPath, kept: PlainObject): void {
+    const owner = this.layout.statements.find((statement) => isPrefix(statement.path, at));
+    if (owner !== undefined) {
+      if (owner.path.length === at.length) this.deleteLines(owner.node);
+      else this.replaceNode(owner.node.value, encodeTomlValue(kept));
+      return;
+    }
+    // Each run of its tables goes with the blank lines before it (after it, at the top of the file).
+    const runs: [number, number][] = [];
+    for (const table of this.layout.tables.filter((t) => isPrefix(at, t.path))) {
+      let from = table.start;
+      while (from > 0 && isBlankLine(this.text, from - 1)) from = lineStart(this.text, from - 1);
+      const last = runs[runs.length - 1];
+      if (last !== undefined && from <= last[1]) last[1] = table.end;
+      else runs.push([from, table.end]);
+    }
+    for (const [from, end] of runs) {
+      let to = end;
+      if (from === 0)
+        while (to < this.text.length && isBlankLine(this.text, to)) to = nextLineStart(this.text, to);
+      this.replaceRange(from, to, "");
+    }
+    const dotted = this.layout.statements.filter(
+      (statement) => isProperPrefix(at, statement.path) && isProperPrefix(statement.tablePath, at),
+    );
+    for (const statement of dotted) this.deleteLines(statement.node);
   }
 
   /**
@@ -258,6 +355,12 @@ class TomlEditor {
     if (text.charAt(i) !== ",") throw cannotEdit(this.path, "unexpected inline table layout");
     return i;
   }
+}
+
+function valueAt(doc: PlainObject, at: KeyPath): unknown {
+  let value: unknown = doc;
+  for (const segment of at) value = isPlainObject(value) ? value[segment] : undefined;
+  return value;
 }
 
 /** `at` written relative to the table `tablePath` as a dotted key. */

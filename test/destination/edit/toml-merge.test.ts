@@ -16,28 +16,30 @@ const github = {
 describe("Codex config.toml (mcp_servers by name)", () => {
   const existing = fixture("codex-config.toml");
 
-  it("rewrites a changed server where it was, as go-toml would write it", () => {
+  it("changes only the keys of a server that change, keeping its comments and quoting", () => {
     const result = mergeChecked(existing, codex, { mcp_servers: { github } });
     expect(result).toBe(
       replaceOnce(
         existing,
-        `[mcp_servers.github]
-command = "npx"
+        `command = "npx"
 args = ["-y", "@modelcontextprotocol/server-github"]
 startup_timeout_sec = 20
 # token comes from the shell
-[mcp_servers.github.env]
-GITHUB_PERSONAL_ACCESS_TOKEN = "\${GITHUB_TOKEN}"
 `,
-        `[mcp_servers.github]
+        `command = 'github-mcp'
 args = ['stdio']
-command = 'github-mcp'
 startup_timeout_sec = 20
-
-[mcp_servers.github.env]
-GITHUB_PERSONAL_ACCESS_TOKEN = '\${GITHUB_TOKEN}'
+# token comes from the shell
 `,
       ),
+    );
+  });
+
+  it("adds and removes keys inside a server's table, leaving its other lines alone", () => {
+    const text =
+      '[mcp_servers.github]\n# mine\ncommand = "c" # why\nstartup_timeout_sec = 5\n\n[other]\nx = 1\n';
+    expect(mergeChecked(text, codex, { mcp_servers: { github: { command: "c", args: ["a"] } } })).toBe(
+      "[mcp_servers.github]\n# mine\ncommand = \"c\" # why\nargs = ['a']\n\n[other]\nx = 1\n",
     );
   });
 
@@ -132,14 +134,14 @@ mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
     expect(result).toBe(`${forms}\n[mcp_servers.fresh]\ncommand = 'f'\n`);
   });
 
-  it("rewrites a table and its sub-table", () => {
+  it("edits a key of a table's sub-table, and only that key", () => {
     const inline = { command: "inline-server", env: { MODE: "dev" } };
     const result = mergeChecked(forms, codex, { mcp_servers: { inline } });
     expect(result).toBe(
       replaceOnce(
         forms,
         "[mcp_servers.inline]\ncommand = \"inline-server\"\n\n[mcp_servers.inline.env]\nMODE = 'prod'\n",
-        "[mcp_servers.inline]\ncommand = 'inline-server'\n\n[mcp_servers.inline.env]\nMODE = 'dev'\n",
+        "[mcp_servers.inline]\ncommand = \"inline-server\"\n\n[mcp_servers.inline.env]\nMODE = 'dev'\n",
       ),
     );
   });
@@ -184,12 +186,41 @@ mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
     );
   });
 
-  it("rewrites a server whose tables are spread around the file where its first table was", () => {
+  it("edits a server whose tables are spread around the file where each one is", () => {
     const text =
       '[mcp_servers.github.env]\nA = "1"\n\n[profiles.a]\nx = 1\n\n[mcp_servers.github]\ncommand = "c"\n\n[projects.b]\ny = 2\n';
     const server = { command: "d", env: { A: "1" } };
     expect(mergeChecked(text, codex, { mcp_servers: { github: server } })).toBe(
+      text.replace('command = "c"', "command = 'd'"),
+    );
+  });
+
+  it("rewrites a server whole where its layout has a new sub-table, where its first table was", () => {
+    const text =
+      '[mcp_servers.github.env]\nA = "1"\n\n[profiles.a]\nx = 1\n\n[mcp_servers.github]\ncommand = "c"\n\n[projects.b]\ny = 2\n';
+    const server = { command: "d", env: { A: "1" }, tools: { t: { approval: "auto" } } };
+    expect(mergeChecked(text, codex, { mcp_servers: { github: server } })).toBe(
       `${encodeTomlTable(["mcp_servers", "github"], server)}\n[profiles.a]\nx = 1\n\n[projects.b]\ny = 2\n`,
+    );
+  });
+
+  it("removes a server kanon wrote before, in each of its forms", () => {
+    const tables =
+      "[mcp_servers.old]\ncommand = 'o'\n\n[mcp_servers.old.env]\nA = '1'\n\n[mcp_servers.mine]\ncommand = 'm'\n";
+    expect(mergeCoOwned(tables, codex, { mcp_servers: {} }, "c.toml", ["old"])).toBe(
+      "[mcp_servers.mine]\ncommand = 'm'\n",
+    );
+    const inline = "[mcp_servers]\nold = { command = 'o' }\nmine = { command = 'm' }\n";
+    expect(mergeCoOwned(inline, codex, { mcp_servers: {} }, "c.toml", ["old"])).toBe(
+      "[mcp_servers]\nmine = { command = 'm' }\n",
+    );
+    const parent = "mcp_servers = { old = { command = 'o' }, mine = { command = 'm' } }\n";
+    expect(mergeCoOwned(parent, codex, { mcp_servers: {} }, "c.toml", ["old"])).toBe(
+      "mcp_servers = {mine = {command = 'm'}}\n",
+    );
+    const dotted = "[mcp_servers]\nold.command = 'o'\nmine.command = 'm'\n";
+    expect(mergeCoOwned(dotted, codex, { mcp_servers: {} }, "c.toml", ["old"])).toBe(
+      "[mcp_servers]\nmine.command = 'm'\n",
     );
   });
 });

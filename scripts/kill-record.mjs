@@ -1,0 +1,148 @@
+// `npm run kill-loop-record`: kill -9 `kanon apply` at random moments and check that the ownership record
+// is reconciled by the next apply: after it, `diff` says `No changes.`, and when everything leaves
+// kanon.yaml, nothing kanon wrote is left on disk while the user's own files and entries are.
+// KILL_RUNS sets the number of kills (default 30). Exits 1 on the first failed check.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const kanon = join(root, "dist/kanon.js");
+const RUNS = Number(process.env.KILL_RUNS || 30);
+
+execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { stdio: "inherit" });
+const work = mkdtempSync(join(tmpdir(), "kanon-kill-"));
+const home = join(work, "home");
+const kh = join(work, "kanon-home");
+const env = { PATH: process.env.PATH, HOME: home, NO_COLOR: "1" };
+
+/** A Kanon home with a random selection of skills, servers, hooks and instructions. */
+function writeVariant(seed) {
+  rmSync(kh, { recursive: true, force: true });
+  mkdirSync(join(kh, "skills"), { recursive: true });
+  const pick = (i) => (seed >> (i % 7)) & 1 || seed === 127;
+  for (let s = 0; s < 40; s++) {
+    if (!pick(s)) continue;
+    const dir = join(kh, "skills", `skill-${s}`);
+    mkdirSync(join(dir, "scripts"), { recursive: true });
+    writeFileSync(join(dir, "SKILL.md"), `---\nname: skill-${s}\ndescription: s${s} v${seed}\n---\n`);
+    writeFileSync(join(dir, "scripts/run.sh"), `#!/bin/sh\necho ${s}\n`, { mode: 0o755 });
+  }
+  const servers = [];
+  for (let m = 0; m < 8; m++)
+    if (pick(m + 1))
+      servers.push(`    kanon-srv-${m}:\n      command: srv-${m}\n      args: ["--v", "${seed}"]`);
+  const hooks = [];
+  for (let h = 0; h < 6; h++)
+    if (pick(h + 2))
+      hooks.push(`  - name: h${h}\n    event: PreToolUse\n    matcher: Bash\n    command: kanon-hook-${h}`);
+  writeFileSync(join(kh, "shared.md"), `shared ${seed}\n`);
+  writeFileSync(
+    join(kh, "kanon.yaml"),
+    `${[
+      "version: 1",
+      pick(3) ? "instructions:\n  files: [shared.md]" : "",
+      servers.length ? `mcp:\n  servers:\n${servers.join("\n")}` : "",
+      hooks.length ? `hooks:\n${hooks.join("\n")}` : "",
+    ]
+      .filter(Boolean)
+      .join("\n")}\n`,
+  );
+}
+
+function writeEmpty() {
+  rmSync(kh, { recursive: true, force: true });
+  mkdirSync(kh);
+  writeFileSync(join(kh, "kanon.yaml"), "version: 1\n");
+}
+
+const run = (...args) =>
+  spawnSync(process.execPath, [kanon, "--home", kh, ...args], { env, encoding: "utf8" });
+
+function fail(message) {
+  console.error(`FAIL: ${message}\n(work directory kept: ${work})`);
+  process.exit(1);
+}
+
+function applyOk(what) {
+  const r = run("apply", "--yes");
+  if (r.status !== 0) fail(`${what}: apply exited ${r.status}: ${r.stderr}`);
+  const d = run("diff");
+  if (d.stdout !== "No changes.\n") fail(`${what}: diff after apply:\n${d.stdout.slice(0, 2000)}`);
+}
+
+const USER_SETTINGS =
+  '{\n  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "user-hook"}]}]},\n  "theme": "dark"\n}\n';
+const USER_TOML = "model = 'gpt-5.5'\n\n[mcp_servers.mine]\ncommand = 'mine'\n";
+
+function files(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name))
+    .filter((p) => !p.startsWith(join(home, ".local/state")) && !/\.kanon-[0-9a-f]+\.tmp$/.test(p));
+}
+
+/** With nothing in kanon.yaml, nothing of kanon's may be left, and everything of the user's must be. */
+function checkNothingLeft(what) {
+  for (const p of files(home)) {
+    if (/\/skills\/|AGENTS\.md$|CLAUDE\.md$|kanon-hooks\.js$/.test(p)) fail(`${what}: left behind ${p}`);
+    const text = readFileSync(p, "utf8");
+    if (/kanon-srv-|kanon-hook-/.test(text)) fail(`${what}: kanon entries left in ${p}:\n${text}`);
+  }
+  const settings = JSON.parse(readFileSync(join(home, ".claude/settings.json"), "utf8"));
+  if (settings.theme !== "dark" || settings.hooks?.Stop?.[0]?.hooks?.[0]?.command !== "user-hook")
+    fail(`${what}: the user's settings.json changed: ${JSON.stringify(settings)}`);
+  if (!readFileSync(join(home, ".codex/config.toml"), "utf8").startsWith(USER_TOML))
+    fail(`${what}: the user's config.toml changed`);
+}
+
+try {
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  mkdirSync(join(home, ".codex"), { recursive: true });
+  writeFileSync(join(home, ".claude/settings.json"), USER_SETTINGS);
+  writeFileSync(join(home, ".codex/config.toml"), USER_TOML);
+
+  // How long an apply takes here, so that kills land anywhere inside one.
+  writeVariant(127);
+  const t = performance.now();
+  applyOk("first apply");
+  const span = performance.now() - t;
+  writeEmpty();
+  applyOk("empty apply");
+  checkNothingLeft("without kills");
+
+  let killed = 0;
+  for (let i = 0; i < RUNS; i++) {
+    writeVariant(1 + ((i * 37) % 126));
+    const delay = span * (0.2 + 0.8 * Math.random());
+    const child = spawn(process.execPath, [kanon, "--home", kh, "apply", "--yes"], { env, stdio: "ignore" });
+    const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    child.kill("SIGKILL");
+    if ((await exited) === "SIGKILL") killed++;
+    // Half the time the next apply is of the same variant, half of another one (what was being
+    // written when the kill came is then to be removed again).
+    if (i % 2) writeVariant(1 + ((i * 53) % 126));
+    applyOk(`run ${i} (kill after ${delay.toFixed(0)} ms)`);
+    writeEmpty();
+    applyOk(`run ${i}: empty`);
+    checkNothingLeft(`run ${i}`);
+    if (existsSync(join(kh, ".kanon"))) fail("state written into the Kanon home");
+  }
+  console.log(
+    `kill -9 loop: ${RUNS} runs, ${killed} killed mid-apply (apply took ${span.toFixed(0)} ms); record reconciled every time`,
+  );
+} finally {
+  if (process.exitCode === undefined || process.exitCode === 0)
+    rmSync(work, { recursive: true, force: true });
+}
