@@ -23,13 +23,13 @@ _, status, ru = os.wait4(pid, 0)
 print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "rss_mb": ru.ru_maxrss / 1024, "status": os.waitstatus_to_exitcode(status)}))
 `;
 
-function measure(argv, env) {
+function measure(argv, env, status = 0) {
   const out = execFileSync("python3", ["-c", MEASURE, ...argv], {
     env: { ...process.env, NO_COLOR: "1", ...env },
     encoding: "utf8",
   });
   const r = JSON.parse(out);
-  if (r.status !== 0) throw new Error(`${argv.join(" ")} exited ${r.status}`);
+  if (r.status !== status) throw new Error(`${argv.join(" ")} exited ${r.status}`);
   return r;
 }
 
@@ -39,11 +39,11 @@ function median(values) {
 }
 
 /** Median wall time and the largest peak RSS over RUNS runs; `prepare` runs before each (not timed). */
-function bench(argv, env, prepare = () => {}) {
+function bench(argv, env, prepare = () => {}, status = 0) {
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
     prepare();
-    runs.push(measure(argv, env));
+    runs.push(measure(argv, env, status));
   }
   return { ms: median(runs.map((r) => r.ms)), rss: Math.max(...runs.map((r) => r.rss_mb)) };
 }
@@ -94,6 +94,50 @@ function largeHome(dir) {
   );
 }
 
+/**
+ * Hostile kanon.yaml files of about 1 MB, each making `validate` take the positional decoder: many
+ * errors, unknown keys everywhere, aliases and merge keys, deep nesting, one huge string, long lines.
+ */
+function hostileHomes(dir) {
+  const MB = 1 << 20;
+  const fill = (head, unit) => {
+    const parts = [head];
+    let size = head.length;
+    for (let i = 0; size < MB; i++) {
+      parts.push(unit(i));
+      size += parts.at(-1).length;
+    }
+    return parts.join("");
+  };
+  const texts = {
+    errors: fill(
+      "version: 1\nhooks:\n",
+      (i) =>
+        `  - name: h${i}\n    event: Stop\n    command: 12\n    timeout: abc${i}\n    bogus${i}: 1\n    args: [~, 0x1F, 99999999999999999999]\n  -\n`,
+    ),
+    "unknown keys": fill("version: 2\n", (i) => `key${i}:\n  nested: [1, 2, {a: b}]\n`),
+    aliases: fill(
+      "version: 1\nbase: &b {event: Stop, command: x, timeout: 5}\nhooks:\n",
+      (i) => `  - <<: *b\n    name: h${i}\n  - *b\n`,
+    ),
+    "deep nesting": fill(
+      "version: 1\nmetadata:\n",
+      (i) => `  k${i}: ${"[".repeat(200)}x${"]".repeat(200)}\n`,
+    ),
+    "one string": `version: 1\nmetadata:\n  big: "${"x".repeat(MB)}\\0"\n`,
+    "long lines": fill(
+      "version: 1\nhooks:\n",
+      (i) => `  - {name: h${i}, event: Stop, command: "${"y".repeat(5000)}", timeout: -1}\n`,
+    ),
+  };
+  return Object.entries(texts).map(([label, text]) => {
+    const home = join(dir, label.replace(/ /g, "-"));
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "kanon.yaml"), text);
+    return [label, home];
+  });
+}
+
 execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { stdio: "inherit" });
 const work = mkdtempSync(join(tmpdir(), "kanon-bench-"));
 try {
@@ -138,6 +182,11 @@ try {
   const bigJson = bench(["node", kanon, "--home", join(root, "examples/home"), "--agent", "claude", "diff"], {
     HOME: bigDest,
   });
+  // Every hostile file is refused (exit status 1), after reading all of it.
+  const hostile = hostileHomes(join(work, "hostile")).map(([label, home]) => [
+    label,
+    bench(["node", kanon, "--home", home, "validate"], { HOME: work }, () => {}, 1),
+  ]);
   const row = (name, r) =>
     `${name.padEnd(40)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rss.toFixed(0).padStart(6)} MB`;
   console.log(`\nkanon benchmark (median of ${RUNS} runs, peak RSS of any run)\n`);
@@ -149,12 +198,14 @@ try {
     console.log(row(`${r.label}: first apply`, r.firstApply));
     console.log(row(`${r.label}: no-op apply`, r.noopApply));
   }
+  for (const [label, r] of hostile) console.log(row(`hostile 1 MB kanon.yaml: ${label}`, r));
   const [small, big] = results;
   const budgets = [
     [`small diff ≤ 1.5 × node -e 0 (${(1.5 * bare.ms).toFixed(0)} ms)`, small.diff.ms <= 1.5 * bare.ms],
     ["large render + diff ≤ 1500 ms", big.render.ms + big.diff.ms <= 1500],
     ["large render/diff peak RSS ≤ 250 MB", Math.max(big.render.rss, big.diff.rss) <= 250],
     ["large no-op apply ≤ 1500 ms", big.noopApply.ms <= 1500],
+    ...hostile.map(([label, r]) => [`hostile 1 MB validate (${label}) ≤ 2000 ms`, r.ms <= 2000]),
   ];
   console.log("\nbudgets");
   for (const [name, ok] of budgets) console.log(`  ${ok ? "ok  " : "OVER"} ${name}`);

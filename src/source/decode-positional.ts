@@ -35,15 +35,32 @@ const FALSE_WORDS = new Set(["n", "N", "no", "No", "NO", "off", "Off", "OFF", "f
 
 class TooManyAliases extends Error {}
 
-function parse(text: string): { doc: Document; lineCounter: LineCounter } {
+interface Parsed {
+  doc: Document;
+  lineCounter: LineCounter;
+  aliases: Map<Node, Node | null>;
+}
+
+/**
+ * The last text parsed and its parse: a home whose decode warned (unknown keys) and whose
+ * validation then failed is located without parsing it again (parsing is most of the cost).
+ */
+let last: { text: string; parsed: Parsed } | undefined;
+
+function parse(text: string): Parsed {
+  if (last?.text === text) return last.parsed;
   const lineCounter = new LineCounter();
   // Duplicate keys are found in mapEntries with a Set: the library's own check is quadratic.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: false });
-  return { doc, lineCounter };
+  // (A document with errors is reported, not walked: it may be nested too deeply to visit.)
+  const aliases = doc.errors.length > 0 ? new Map<Node, Node | null>() : aliasTargets(doc);
+  const parsed = { doc, lineCounter, aliases };
+  last = { text, parsed };
+  return parsed;
 }
 
 export function decodePositional(text: string, file: string, schema: Schema): Decoded {
-  const { doc, lineCounter } = parse(text);
+  const { doc, lineCounter, aliases } = parse(text);
   const out: Decoded = { value: null, errors: [], warnings: [] };
   if (doc.errors.length > 0) {
     for (const e of doc.errors) {
@@ -58,7 +75,6 @@ export function decodePositional(text: string, file: string, schema: Schema): De
     }
     return out;
   }
-  const aliases = aliasTargets(doc);
   const at = (node: Node | null | undefined): SourcePosition => {
     const { line, col } = lineCounter.linePos(node?.range?.[0] ?? 0);
     return { file, line, col };
@@ -206,8 +222,7 @@ export function decodePositional(text: string, file: string, schema: Schema): De
  * wrong (`unsupported version 2`). Parses the text again: only used once something is wrong.
  */
 export function locator(text: string, file: string): (path: readonly (string | number)[]) => string {
-  const { doc, lineCounter } = parse(text);
-  const aliases = aliasTargets(doc);
+  const { doc, lineCounter, aliases } = parse(text);
   const deref = (n: unknown) => (n && isAlias(n) ? (aliases.get(n as Node) ?? null) : ((n as Node) ?? null));
   const budget: MergeBudget = { left: Number.POSITIVE_INFINITY, where: () => "", done: new Map() };
   return (path) => {

@@ -3,7 +3,7 @@ import { dump } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { decodeFast, decodeYaml } from "../../src/source/decode.js";
-import { decodePositional } from "../../src/source/decode-positional.js";
+import { decodePositional, locator } from "../../src/source/decode-positional.js";
 import { kanonSchema, toJsonSchema } from "../../src/source/schema.js";
 
 const schema = kanonSchema(["codex", "claude", "opencode"], ["PreToolUse"]);
@@ -155,5 +155,21 @@ describe("JSON Schema", () => {
     expect(
       (s.properties.hooks!.items!.properties.targets as { items: { enum: string[] } }).items.enum,
     ).toEqual(["all", "codex", "claude", "opencode"]);
+  });
+});
+
+describe("locating after a decode", () => {
+  const schema = kanonSchema(["claude"], ["Stop"]);
+  it("reuses the decode's parse of the same text and parses a different text afresh", () => {
+    const first = "version: 2\nbase: &b {x: 1}\nmetadata:\n  <<: *b\n";
+    expect(decodePositional(first, "kanon.yaml", schema).warnings).toEqual([
+      'kanon.yaml:2:1: unknown key "base" is ignored',
+    ]);
+    expect(locator(first, "kanon.yaml")(["version"])).toBe("kanon.yaml:1:10");
+    expect(locator(first, "kanon.yaml")(["metadata", "x"])).toBe("kanon.yaml:2:14");
+    const second = "\n\nversion: 3\n";
+    expect(locator(second, "kanon.yaml")(["version"])).toBe("kanon.yaml:3:10");
+    // Back to the first text after another one: still its own positions.
+    expect(locator(first, "kanon.yaml")(["version"])).toBe("kanon.yaml:1:10");
   });
 });
