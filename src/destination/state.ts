@@ -214,7 +214,9 @@ export function writeJournal(
   changes: readonly Change[],
 ): { id: string; backups: Backup[] } {
   const time = new Date();
-  const id = `${time
+  // A sequence number first: applies within the same second must still sort in the order they ran.
+  const seq = (Number.parseInt(applyIds(dir).at(-1) ?? "0", 10) || 0) + 1;
+  const id = `${String(seq).padStart(6, "0")}-${time
     .toISOString()
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;
