@@ -27,11 +27,14 @@ const printed = new WeakMap<Io, Set<string>>();
 export function warn(io: Io, messages: readonly string[]): void {
   const seen = printed.get(io) ?? new Set<string>();
   printed.set(io, seen);
+  // One write: a hostile kanon.yaml can have tens of thousands of warnings.
+  let lines = "";
   for (const m of messages) {
     if (seen.has(m)) continue;
     seen.add(m);
-    io.stderr.write(`warning: ${m}\n`);
+    lines += `warning: ${m}\n`;
   }
+  if (lines) io.stderr.write(lines);
 }
 
 export const isTerminal = (stream: Io["stdout"]): boolean => (stream as NodeJS.WriteStream).isTTY === true;

@@ -8,7 +8,7 @@
  * document, merge keys applied, and a bounded amount of work however the file uses aliases.
  */
 import {
-  type Document,
+  Document,
   isAlias,
   isMap,
   isScalar,
@@ -18,10 +18,12 @@ import {
   parseDocument,
   visit,
   type YAMLMap,
+  YAMLParseError,
 } from "yaml";
 import type { SourcePosition } from "../model/config.js";
-import { MAX_ALIASED_VALUES, RESERVED_NAMES, unwritableChar } from "./limits.js";
+import { MAX_ALIASED_VALUES, MAX_LIBRARY_PARSE, RESERVED_NAMES, unwritableChar } from "./limits.js";
 import type { Schema } from "./schema.js";
+import { lineCounterOf, NotRebuilt, parseFast } from "./yaml-nodes.js";
 
 export interface Decoded {
   value: unknown;
@@ -49,14 +51,48 @@ let last: { text: string; parsed: Parsed } | undefined;
 
 function parse(text: string): Parsed {
   if (last?.text === text) return last.parsed;
+  const parsed = parseWithEvents(text) ?? parseWithLibrary(text);
+  last = { text, parsed };
+  return parsed;
+}
+
+/**
+ * The nodes rebuilt from js-yaml's parse (yaml-nodes.ts), or null when the yaml library must parse:
+ * a document js-yaml refuses or reads differently. A large one of those is reported from js-yaml's
+ * first error instead (the library would take seconds on it).
+ */
+function parseWithEvents(text: string): Parsed | null {
+  const doc = new Document();
+  try {
+    const { contents, lineCounter, aliases, exact } = parseFast(text);
+    if (!exact && text.length <= MAX_LIBRARY_PARSE) return null;
+    doc.contents = contents;
+    return { doc, lineCounter, aliases };
+  } catch (e) {
+    if (!(e instanceof NotRebuilt)) throw e;
+    const small = text.length <= MAX_LIBRARY_PARSE;
+    if (e.reason === "mismatch" || (e.reason === "syntax" && small)) return null;
+    const [code, message] =
+      e.reason === "documents"
+        ? (["MULTIPLE_DOCS", ""] as const)
+        : e.reason === "nesting"
+          ? (["IMPOSSIBLE", "lists or mappings are nested too deeply here"] as const)
+          : ([
+              "IMPOSSIBLE",
+              `${e.message} (a file this large is checked up to its first syntax error)`,
+            ] as const);
+    doc.errors.push(new YAMLParseError([e.at, e.at + 1], code, message));
+    return { doc, lineCounter: lineCounterOf(text), aliases: new Map() };
+  }
+}
+
+function parseWithLibrary(text: string): Parsed {
   const lineCounter = new LineCounter();
   // Duplicate keys are found in mapEntries with a Set: the library's own check is quadratic.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: false });
   // (A document with errors is reported, not walked: it may be nested too deeply to visit.)
   const aliases = doc.errors.length > 0 ? new Map<Node, Node | null>() : aliasTargets(doc);
-  const parsed = { doc, lineCounter, aliases };
-  last = { text, parsed };
-  return parsed;
+  return { doc, lineCounter, aliases };
 }
 
 export function decodePositional(text: string, file: string, schema: Schema): Decoded {

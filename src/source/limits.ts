@@ -9,6 +9,19 @@
  */
 export const MAX_ALIASED_VALUES = 100_000;
 
+/**
+ * Lists and mappings nested deeper than this are refused: real homes nest a few levels (a node and
+ * its key count one each), and every level costs stack in both YAML readers.
+ */
+export const MAX_NESTING = 100;
+
+/**
+ * Characters of kanon.yaml up to which a file js-yaml cannot read is parsed again by the yaml
+ * library, which reports every syntax error in its own words; a larger one gets js-yaml's first error
+ * (the yaml library takes seconds on a hostile megabyte).
+ */
+export const MAX_LIBRARY_PARSE = 128 * 1024;
+
 /** Names that would reach an object's prototype when used as keys. */
 export const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"]);
 
