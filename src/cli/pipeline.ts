@@ -15,7 +15,7 @@ import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
-import { hookWarnings, type Validation, validateConfig } from "../source/validate.js";
+import { hookWarnings, type Locate, type Validation, validateConfig } from "../source/validate.js";
 import { type GlobalFlags, type Io, progressOf, warn } from "./context.js";
 
 export interface Validated {
@@ -52,12 +52,20 @@ export async function loadValidated(
   const scope = scopeOf(flags, io);
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
-  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env);
+  // Each message names its value by a mark; kanon.yaml is parsed for positions (which costs time)
+  // only when there are messages, and the marks are replaced with `kanon.yaml:LINE:COL`.
+  const marked: (readonly (string | number)[])[] = [];
+  const mark: Locate = (path) => `\u0000${marked.push(path) - 1}\u0000`;
+  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark);
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
-    // Again, now saying where in kanon.yaml each error and warning is (parsing for positions costs time).
     const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
-    validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, locate);
+    const place = (m: string) => m.replace(/\u0000(\d+)\u0000/g, (_, i) => locate(marked[Number(i)]!));
+    validation = {
+      ...validation,
+      errors: validation.errors.map(place),
+      warnings: validation.warnings.map(place),
+    };
     if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
   }
   const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
