@@ -84,17 +84,42 @@ const isFlowIndicator = (c: number) => c === 0x2c || c === 0x5b || c === 0x5d ||
  * its node types apart by this symbol (isScalar, isMap, …) and by prototype (instanceof).
  */
 const NODE_TYPE = Symbol.for("yaml.node.type");
-function made<T>(prototype: T, type: string, start: number, fields: Partial<T>): T {
-  const node = Object.assign(Object.create(prototype as object), fields) as Record<symbol | string, unknown>;
-  node[NODE_TYPE] = Symbol.for(`yaml.${type}`);
+function made<T>(prototype: T, type: symbol, start: number): T {
+  const node = Object.create(prototype as object) as Record<symbol | string, unknown>;
+  node[NODE_TYPE] = type;
   if (start >= 0) node.range = [start, start, start];
   return node as T;
 }
-const scalarAt = (start: number, value: unknown, type?: Scalar.Type) =>
-  made(Scalar.prototype, "scalar", start, type ? { value, type } : { value });
-const mapAt = (start: number, items: Pair[]) => made(YAMLMap.prototype, "map", start, { items });
-const seqAt = (start: number, items: unknown[]) => made(YAMLSeq.prototype, "seq", start, { items });
-const pairOf = (key: Node | null, value: Node | null) => made(Pair.prototype, "pair", -1, { key, value });
+const [SCALAR, MAP, SEQ, PAIR, ALIAS] = ["scalar", "map", "seq", "pair", "alias"].map((t) =>
+  Symbol.for(`yaml.${t}`),
+);
+function scalarAt(start: number, value: unknown, plain: boolean): Scalar {
+  const node = made(Scalar.prototype, SCALAR!, start);
+  node.value = value;
+  if (plain) node.type = "PLAIN";
+  return node;
+}
+function mapAt(start: number, items: Pair[]): YAMLMap {
+  const node = made(YAMLMap.prototype, MAP!, start);
+  node.items = items;
+  return node;
+}
+function seqAt(start: number, items: unknown[]): YAMLSeq {
+  const node = made(YAMLSeq.prototype, SEQ!, start);
+  node.items = items;
+  return node;
+}
+function aliasAt(start: number, source: string): Alias {
+  const node = made(Alias.prototype, ALIAS!, start);
+  node.source = source;
+  return node;
+}
+function pairOf(key: Node | null, value: Node | null): Pair {
+  const pair = made(Pair.prototype, PAIR!, -1);
+  pair.key = key;
+  pair.value = value;
+  return pair;
+}
 
 export function lineCounterOf(text: string): LineCounter {
   const lc = new LineCounter();
@@ -180,7 +205,7 @@ export function parseFast(text: string): FastParse {
         if (isSpace(c) || isBreak(c) || isFlowIndicator(c)) break;
         end++;
       }
-      const alias = made(Alias.prototype, "alias", start + shift, { source: input.slice(start + 1, end) });
+      const alias = aliasAt(start + shift, input.slice(start + 1, end));
       pendingAliases.push([alias, anchors.get(alias.source)]);
       f.node = alias;
     } else if (f.kind === "mapping") f.node = mapAt(start + shift, mapping(f));
@@ -189,18 +214,14 @@ export function parseFast(text: string): FastParse {
       const value = typeof f.result === "object" ? null : f.result;
       const plain = first !== 0x22 && first !== 0x27 && first !== 0x7c && first !== 0x3e;
       // Only a tag or an anchor: no content to start at.
-      const scalar = scalarAt(
-        (f.kind === null ? emptyAt(f.open) : start) + shift,
-        value,
-        plain ? "PLAIN" : undefined,
-      );
+      const scalar = scalarAt((f.kind === null ? emptyAt(f.open) : start) + shift, value, plain);
       if (value !== null && typeof value !== "string") {
         scalar.source = plain ? input.slice(start, Math.max(start, f.close)).trimEnd() : String(value);
       }
       f.node = scalar;
     } else {
       f.empty = true;
-      f.node = scalarAt(emptyAt(f.open) + shift, null, "PLAIN");
+      f.node = scalarAt(emptyAt(f.open) + shift, null, true);
     }
   };
 
@@ -258,7 +279,7 @@ export function parseFast(text: string): FastParse {
       }
       return found;
     };
-    const nullAt = (dash: number) => scalarAt(emptyAt(dash + 1) + shift, null, "PLAIN");
+    const nullAt = (dash: number) => scalarAt(emptyAt(dash + 1) + shift, null, true);
     const all: unknown[] = [];
     let from = start;
     items.forEach((item, i) => {
@@ -303,6 +324,9 @@ export function parseFast(text: string): FastParse {
     } else {
       const f = stack.pop()!;
       finish(f, s);
+      // What is left of the frame is its node: let its items' frames go.
+      f.first = null;
+      f.opens = f.closes = null;
       const parent = stack[stack.length - 1]!;
       if (parent === root) documents.push(f);
       else add(parent, f);
