@@ -21,7 +21,13 @@ import {
   YAMLParseError,
 } from "yaml";
 import type { SourcePosition } from "../model/config.js";
-import { MAX_ALIASED_VALUES, MAX_LIBRARY_PARSE, RESERVED_NAMES, unwritableChar } from "./limits.js";
+import {
+  MAX_ALIASED_VALUES,
+  MAX_LIBRARY_PARSE,
+  MAX_VALUES,
+  RESERVED_NAMES,
+  unwritableChar,
+} from "./limits.js";
 import type { Schema } from "./schema.js";
 import { lineCounterOf, NotRebuilt, parseFast } from "./yaml-nodes.js";
 
@@ -72,15 +78,14 @@ function parseWithEvents(text: string): Parsed | null {
     if (!(e instanceof NotRebuilt)) throw e;
     const small = text.length <= MAX_LIBRARY_PARSE;
     if (e.reason === "mismatch" || (e.reason === "syntax" && small)) return null;
-    const [code, message] =
-      e.reason === "documents"
-        ? (["MULTIPLE_DOCS", ""] as const)
-        : e.reason === "nesting"
-          ? (["IMPOSSIBLE", "lists or mappings are nested too deeply here"] as const)
-          : ([
-              "IMPOSSIBLE",
-              `${e.message} (a file this large is checked up to its first syntax error)`,
-            ] as const);
+    const message = {
+      documents: "", // (worded where the errors are reported)
+      nesting: "lists or mappings are nested too deeply here",
+      values: `more than ${MAX_VALUES} keys and values, this is the next one; a large home has about 15000`,
+      syntax: `${e.message} (a file this large is checked up to its first syntax error)`,
+      mismatch: "",
+    }[e.reason];
+    const code = e.reason === "documents" ? "MULTIPLE_DOCS" : "IMPOSSIBLE";
     doc.errors.push(new YAMLParseError([e.at, e.at + 1], code, message));
     return { doc, lineCounter: lineCounterOf(text), aliases: new Map() };
   }

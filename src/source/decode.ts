@@ -8,7 +8,7 @@
 import * as jsYaml from "js-yaml";
 import { isPlainObject } from "../formats/values.js";
 import type { Decoded } from "./decode-positional.js";
-import { MAX_ALIASED_VALUES, MAX_NESTING, RESERVED_NAMES, unwritableChar } from "./limits.js";
+import { MAX_ALIASED_VALUES, MAX_NESTING, MAX_VALUES, RESERVED_NAMES, unwritableChar } from "./limits.js";
 import type { Schema } from "./schema.js";
 
 export type { Decoded };
@@ -31,12 +31,13 @@ export async function decodeYaml(text: string, file: string, schema: Schema): Pr
 
 export function decodeFast(text: string, schema: Schema): unknown | typeof SLOW {
   let data: unknown;
-  // Past the nesting limit, stop reading: the positional decoder reports it (a hostile megabyte of
-  // brackets would otherwise be read in full twice).
+  // Past the nesting or size limit, stop reading: the positional decoder reports it (a hostile
+  // megabyte would otherwise be read in full twice).
   let depth = 0;
+  let values = 0;
   const listener = (event: string) => {
     if (event === "close") depth--;
-    else if (++depth > MAX_NESTING) throw SLOW;
+    else if (++depth > MAX_NESTING || ++values > MAX_VALUES) throw SLOW;
   };
   try {
     data = jsYaml.load(text, { schema: YAML_SCHEMA, listener });

@@ -16,6 +16,13 @@ export const MAX_ALIASED_VALUES = 100_000;
 export const MAX_NESTING = 100;
 
 /**
+ * Keys and values (each list, mapping and scalar written in the file, an alias counting one) that
+ * kanon.yaml may hold: a large real home has about 15,000; past this the file is refused where the
+ * count is crossed, so that `validate` stays well under two seconds on any file.
+ */
+export const MAX_VALUES = 50_000;
+
+/**
  * Characters of kanon.yaml up to which a file js-yaml cannot read is parsed again by the yaml
  * library, which reports every syntax error in its own words; a larger one gets js-yaml's first error
  * (the yaml library takes seconds on a hostile megabyte).

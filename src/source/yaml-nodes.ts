@@ -12,7 +12,7 @@
  */
 import * as jsYaml from "js-yaml";
 import { Alias, LineCounter, type Node, Pair, Scalar, YAMLMap, YAMLSeq } from "yaml";
-import { MAX_NESTING } from "./limits.js";
+import { MAX_NESTING, MAX_VALUES } from "./limits.js";
 
 /** What js-yaml tells its listener (its `State`; `tag` and `anchor` are missing from the type definitions). */
 interface Events {
@@ -66,7 +66,7 @@ export interface FastParse {
 /** The text is not one document the rebuild can vouch for; `at` is where, when known. */
 export class NotRebuilt extends Error {
   constructor(
-    readonly reason: "syntax" | "documents" | "nesting" | "mismatch",
+    readonly reason: "syntax" | "documents" | "nesting" | "values" | "mismatch",
     message: string,
     readonly at = 0,
   ) {
@@ -139,6 +139,7 @@ export function parseFast(text: string): FastParse {
   const root = new Frame(0);
   const stack: Frame[] = [root];
   const documents: Frame[] = [];
+  let opened = 0;
   const anchors = new Map<string, Frame>();
   const pendingAliases: [Alias, Frame | undefined][] = [];
 
@@ -320,6 +321,8 @@ export function parseFast(text: string): FastParse {
       }
       if (stack.length > MAX_NESTING)
         throw new NotRebuilt("nesting", "nested too deeply", contentStart(s.position) + shift);
+      if (++opened > MAX_VALUES)
+        throw new NotRebuilt("values", "too many values", contentStart(s.position) + shift);
       stack.push(new Frame(s.position));
     } else {
       const f = stack.pop()!;

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from "yaml";
 import { decodeYaml } from "../../src/source/decode.js";
 import { decodePositional } from "../../src/source/decode-positional.js";
-import { MAX_LIBRARY_PARSE, MAX_NESTING } from "../../src/source/limits.js";
+import { MAX_LIBRARY_PARSE, MAX_NESTING, MAX_VALUES } from "../../src/source/limits.js";
 import { kanonSchema } from "../../src/source/schema.js";
 import { NotRebuilt, parseFast } from "../../src/source/yaml-nodes.js";
 import { ROOT } from "../support/cli.js";
@@ -199,6 +199,19 @@ describe("bounded work in the positional decoder", () => {
     const past = await decodeYaml(deep(MAX_NESTING), "kanon.yaml", schema);
     expect(past.errors).toHaveLength(1);
     expect(past.errors[0]).toMatch(/^kanon\.yaml:2:\d+: lists or mappings are nested too deeply here$/);
+  });
+
+  it("refuses a file with more keys and values than the limit, where it is crossed, in both decoders", async () => {
+    // The root mapping, "hooks" and the list are three; each hook, a mapping with two keys and two values, is five.
+    const hooks = (n: number, last = "") =>
+      `hooks:\n${Array.from({ length: n }, (_, i) => `  - name: h${i}\n    command: c\n`).join("")}${last}`;
+    const within = hooks((MAX_VALUES - 5) / 5);
+    expect((await decodeYaml(within, "kanon.yaml", schema)).errors).toEqual([]);
+    // One more hook: its mapping and "name" reach the limit, and its value crosses it.
+    const past = await decodeYaml(hooks((MAX_VALUES - 5) / 5, "  - name: last\n"), "kanon.yaml", schema);
+    expect(past.errors).toEqual([
+      `kanon.yaml:${within.split("\n").length}:11: more than ${MAX_VALUES} keys and values, this is the next one; a large home has about 15000`,
+    ]);
   });
 
   it("reports every syntax error of a small file in the yaml library's words, only the first of a large one", () => {
