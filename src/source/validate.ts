@@ -34,8 +34,8 @@ export interface Validation {
 export type Locate = (path: readonly (string | number)[]) => string;
 
 /**
- * With `locate`, each error about a value in kanon.yaml starts with where it is; the pipeline runs
- * validation again with it when there are errors, so that a valid home never parses twice.
+ * With `locate`, each error about a value in kanon.yaml starts with where it is; the pipeline passes
+ * marks and resolves them only when there are messages, so that a valid home is never parsed for positions.
  */
 export async function validateConfig(
   config: KanonConfig,
