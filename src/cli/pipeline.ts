@@ -60,7 +60,9 @@ export async function loadValidated(
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
     const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
-    const place = (m: string) => m.replace(/\u0000(\d+)\u0000/g, (_, i) => locate(marked[Number(i)]!));
+    const place = (m: string) =>
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the marks are NULs, which no message holds otherwise
+      m.replace(/\u0000(\d+)\u0000/g, (_, i) => locate(marked[Number(i)]!));
     validation = {
       ...validation,
       errors: validation.errors.map(place),
