@@ -97,30 +97,31 @@ function largeHome(dir) {
 
 /**
  * Hostile kanon.yaml files of about 1 MB, each making `validate` take the positional decoder: many
- * errors, unknown keys everywhere, aliases and merge keys, deep nesting, one huge string, long lines.
+ * errors, unknown keys everywhere, aliases and merge keys, deep nesting, one huge string, long lines;
+ * and two just under the limit of 50,000 keys and values (the 1 MB ones are refused where they cross
+ * it), so that the positional decoder is measured on every error of a large file.
  */
 function hostileHomes(dir) {
   const MB = 1 << 20;
-  const fill = (head, unit) => {
+  const fill = (head, unit, bytes = MB) => {
     const parts = [head];
     let size = head.length;
-    for (let i = 0; size < MB; i++) {
+    for (let i = 0; size < bytes; i++) {
       parts.push(unit(i));
       size += parts.at(-1).length;
     }
     return parts.join("");
   };
+  const errors = (i) =>
+    `  - name: h${i}\n    event: Stop\n    command: 12\n    timeout: abc${i}\n    bogus${i}: 1\n    args: [~, 0x1F, 99999999999999999999]\n  -\n`;
+  const aliases = (i) => `  - <<: *b\n    name: h${i}\n  - *b\n`;
+  const aliasesHead = "version: 1\nbase: &b {event: Stop, command: x, timeout: 5}\nhooks:\n";
   const texts = {
-    errors: fill(
-      "version: 1\nhooks:\n",
-      (i) =>
-        `  - name: h${i}\n    event: Stop\n    command: 12\n    timeout: abc${i}\n    bogus${i}: 1\n    args: [~, 0x1F, 99999999999999999999]\n  -\n`,
-    ),
+    errors: fill("version: 1\nhooks:\n", errors),
+    "errors, 360 KB": fill("version: 1\nhooks:\n", errors, 360_000),
     "unknown keys": fill("version: 2\n", (i) => `key${i}:\n  nested: [1, 2, {a: b}]\n`),
-    aliases: fill(
-      "version: 1\nbase: &b {event: Stop, command: x, timeout: 5}\nhooks:\n",
-      (i) => `  - <<: *b\n    name: h${i}\n  - *b\n`,
-    ),
+    aliases: fill(aliasesHead, aliases),
+    "aliases, 220 KB": fill(aliasesHead, aliases, 220_000),
     "deep nesting": fill(
       "version: 1\nmetadata:\n",
       (i) => `  k${i}: ${"[".repeat(200)}x${"]".repeat(200)}\n`,
@@ -132,7 +133,7 @@ function hostileHomes(dir) {
     ),
   };
   return Object.entries(texts).map(([label, text]) => {
-    const home = join(dir, label.replace(/ /g, "-"));
+    const home = join(dir, label.replace(/[^a-z0-9]+/gi, "-"));
     mkdirSync(home, { recursive: true });
     writeFileSync(join(home, "kanon.yaml"), text);
     return [label, home];
@@ -213,7 +214,7 @@ try {
       `${`large: ui key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,
     );
   }
-  for (const [label, r] of hostile) console.log(row(`hostile 1 MB kanon.yaml: ${label}`, r));
+  for (const [label, r] of hostile) console.log(row(`hostile kanon.yaml: ${label}`, r));
   const [small, big] = results;
   const keyMedian = Math.max(...Object.values(ui.keys).map((k) => k.median));
   const budgets = [
@@ -224,7 +225,7 @@ try {
     ["large ui first screen ≤ 1500 ms", ui.first <= 1500],
     ["large ui change list ≤ 1500 ms", ui.loaded <= 1500],
     ["large ui key → redraw median ≤ 100 ms", keyMedian <= 100],
-    ...hostile.map(([label, r]) => [`hostile 1 MB validate (${label}) ≤ 2000 ms`, r.ms <= 2000]),
+    ...hostile.map(([label, r]) => [`hostile validate (${label}) ≤ 2000 ms`, r.ms <= 2000]),
   ];
   console.log("\nbudgets");
   for (const [name, ok] of budgets) console.log(`  ${ok ? "ok  " : "OVER"} ${name}`);
