@@ -99,12 +99,15 @@ export const geminiManifest: AgentManifest = {
     file: { user: ".gemini/settings.json", project: ".gemini/settings.json" },
     passThrough: false,
     events,
+    // Only command handlers: the settings schema's `type` is "command" alone (the loader also takes
+    // "runtime" and "plugin", which are programmatic). A handler has no async, if or shell.
     handlers: {
       command: {
         fields: {
           command: { support: "native" },
           args: { support: "translated", how: "posix-command-line" },
           timeout: { support: "native" },
+          status_message: { support: "dropped", why: "Gemini CLI shows no hook status" },
         },
         runs: "bash -c <command>, cwd = the session cwd; $GEMINI_PROJECT_DIR and $CLAUDE_PROJECT_DIR are also substituted, shell-quoted",
       },

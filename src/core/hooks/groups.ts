@@ -13,14 +13,16 @@ export function hookGroups(
 ): Record<string, unknown[]> {
   const events: Record<string, unknown[]> = {};
   for (const h of hooks) {
+    const all: Record<string, unknown> = { ...h.fields, type: h.type };
+    if (h.args && h.args.length > 0) all.args = h.args;
+    if (h.async) all.async = true;
+    if (h.command !== undefined) all.command = h.command;
+    if (h.timeout && h.timeout > 0) all.timeout = h.timeout;
     const handler: Record<string, unknown> = {};
     // Agents that name handlers (Gemini CLI) get the hook's name, prefixed so kanon knows its own.
     if (options.namePrefix !== undefined) handler.name = `${options.namePrefix}${h.name}`;
-    if (h.args && h.args.length > 0) handler.args = h.args;
-    if (h.async) handler.async = true;
-    handler.command = h.command ?? "";
-    if (h.timeout && h.timeout > 0) handler.timeout = h.timeout;
-    if (h.type) handler.type = h.type;
+    // The other keys in sorted order, as the Go original's encoder wrote them.
+    for (const k of Object.keys(all).sort()) handler[k] = all[k];
     const group: Record<string, unknown> = { hooks: [handler] };
     if (h.matcherText) group.matcher = h.matcherText;
     const list = Object.hasOwn(events, h.event) ? events[h.event]! : [];
@@ -98,9 +100,11 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
           neutralEvent: byNative.get(event) ?? event,
           event,
           matcher: { kind: "all" },
+          // A handler without a type is a command handler (Claude's and Codex's schemas default it so).
+          type: typeof handler.type === "string" ? handler.type : "command",
+          fields: {},
         };
         if (item.matcher !== undefined && item.matcher !== "") h.matcherText = item.matcher as string;
-        if (handler.type !== undefined) h.type = handler.type as string;
         if (handler.command !== undefined) h.command = handler.command as string;
         if (handler.args !== undefined) h.args = handler.args as string[];
         if (handler.timeout !== undefined)

@@ -1,0 +1,212 @@
+/**
+ * Every hook file kanon renders is valid under the agent's own published schema (pinned in
+ * test/fixtures/schemas, see its README), and the manifests' handler tables say what those schemas
+ * say: for realistic homes (the golden renders), for random homes, and after a merge into a user's
+ * own settings.json.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Ajv, type ValidateFunction } from "ajv";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { claudeManifest } from "../../src/agents/claude/manifest.js";
+import { codexManifest } from "../../src/agents/codex/manifest.js";
+import { AGENTS } from "../../src/agents/index.js";
+import { nativeHooks } from "../../src/core/hooks/support.js";
+import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../../src/core/hooks/vocabulary.js";
+import { mergeCoOwned } from "../../src/destination/edit/index.js";
+import type { HookEntry, KanonConfig } from "../../src/model/config.js";
+import type { Agent } from "../../src/model/manifest.js";
+import { validateConfig } from "../../src/source/validate.js";
+import { ROOT } from "../support/cli.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: schema documents are walked by their published shape
+type Json = Record<string, any>;
+const fixture = (...p: string[]) => join(ROOT, "test", ...p);
+const readJson = (...p: string[]): Json => JSON.parse(readFileSync(fixture(...p), "utf8"));
+
+/** Events Claude Code 2.1.332 runs that the pinned schema (2026-08-03) does not list yet. */
+const CLAUDE_EVENTS_NEWER_THAN_SCHEMA = ["PreSkillShellCommand", "PreModelSwitch", "PostModelSwitch"];
+
+const claudeSchema = readJson("fixtures/schemas/claude-code-settings.json");
+const codexSchema = readJson("fixtures/schemas/codex-hooks.json");
+const claudeEventsInSchema = Object.keys(claudeSchema.properties.hooks.properties);
+for (const event of CLAUDE_EVENTS_NEWER_THAN_SCHEMA) {
+  claudeSchema.properties.hooks.properties[event] = { type: "array", items: { $ref: "#/$defs/hookMatcher" } };
+}
+
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+const validators: Record<string, ValidateFunction> = {
+  claude: ajv.compile(claudeSchema),
+  codex: ajv.compile(codexSchema),
+};
+
+function expectValid(agent: string, doc: unknown, what: string) {
+  const validate = validators[agent]!;
+  const ok = validate(doc);
+  expect(ok ? [] : ajv.errorsText(validate.errors).split(", "), `${agent} ${what}`).toEqual([]);
+}
+
+const claudeHandlerSchemas: Json[] = claudeSchema.$defs.hookCommand.anyOf;
+const nativeNames = (fields: Agent["manifest"]["hooks"]["handlers"][string]["fields"]) =>
+  Object.entries(fields)
+    .filter(([, f]) => f.support === "native")
+    .map(([name, f]) => (f.support === "native" && f.name) || name);
+
+describe("the manifests' handler tables are the agents' schemas", () => {
+  it("Claude: each type's native fields are exactly the schema's properties, its required fields the schema's", () => {
+    expect(Object.keys(claudeManifest.hooks.handlers).sort()).toEqual(
+      claudeHandlerSchemas.map((h) => h.properties.type.const).sort(),
+    );
+    for (const [type, handler] of Object.entries(claudeManifest.hooks.handlers)) {
+      const schema = claudeHandlerSchemas.find((h) => h.properties.type.const === type)!;
+      expect(nativeNames(handler.fields).sort(), type).toEqual(
+        Object.keys(schema.properties)
+          .filter((k) => k !== "type")
+          .sort(),
+      );
+      const neutral = NEUTRAL_HANDLERS.find((h) => h.type === type)!;
+      const toNative = (f: string) => {
+        const fs = handler.fields[f];
+        return (fs?.support === "native" && fs.name) || f;
+      };
+      expect(neutral.required.map(toNative).sort(), type).toEqual(
+        schema.required.filter((k: string) => k !== "type").sort(),
+      );
+    }
+  });
+
+  it("Claude: the manifest's events are the schema's plus the ones newer than it", () => {
+    expect(Object.keys(claudeManifest.hooks.events).sort()).toEqual(
+      [...claudeEventsInSchema, ...CLAUDE_EVENTS_NEWER_THAN_SCHEMA].sort(),
+    );
+    expect(claudeEventsInSchema).not.toContain("Interrupt");
+  });
+
+  it("Codex: only command handlers, with fields the schema's command handler defines", () => {
+    expect(Object.keys(codexManifest.hooks.handlers)).toEqual(["command"]);
+    const props = Object.keys(codexSchema.definitions.commandHandler.properties);
+    for (const name of nativeNames(codexManifest.hooks.handlers.command!.fields))
+      expect(props).toContain(name);
+  });
+});
+
+describe("rendered hook files are valid under the agents' schemas", () => {
+  it("the golden renders of the realistic home", () => {
+    for (const scope of ["user", "project"]) {
+      expectValid("claude", readJson("golden/render", scope, ".claude/settings.json"), `${scope} golden`);
+      expectValid("codex", readJson("golden/render", scope, ".codex/hooks.json"), `${scope} golden`);
+    }
+  });
+
+  it("the user's own valid settings.json stays valid with kanon's hooks merged in", () => {
+    // The merge fixture with its made-up "Old" event (which the schema rightly rejects) taken out.
+    const doc = readJson("fixtures/merge/claude-settings.json");
+    delete doc.hooks.Old;
+    const user = `${JSON.stringify(doc, null, 2)}\n`;
+    const rendered = readJson("golden/render/user/.claude/settings.json");
+    expectValid("claude", JSON.parse(user), "user settings before the merge");
+    const merged = mergeCoOwned(
+      user,
+      { kind: "value", format: "json", key: "hooks" },
+      rendered,
+      "settings.json",
+    );
+    expect(JSON.parse(merged).permissions).toEqual(JSON.parse(user).permissions);
+    expectValid("claude", JSON.parse(merged), "merged settings");
+  });
+
+  it("random homes: every hook file of every agent with a published schema", async () => {
+    const knownEvents = [
+      ...new Set([
+        ...NEUTRAL_EVENTS.map((e) => e.name),
+        ...AGENTS.flatMap((a) => Object.keys(a.manifest.hooks.events)),
+      ]),
+    ];
+    const checked: Record<string, number> = {};
+    await fc.assert(
+      fc.asyncProperty(fc.array(hookArb(knownEvents), { maxLength: 8 }), async (hooks) => {
+        const config: KanonConfig = {
+          version: 1,
+          instructions: { files: [] },
+          skills: [],
+          mcp: { servers: {} },
+          hooks: hooks.map((h, i) => ({ ...h, name: `h${i}` })),
+          metadata: {},
+        };
+        const paths = { home: "/nonexistent", config: "/nonexistent/kanon.yaml", userHome: "/nonexistent" };
+        const v = await validateConfig(config, paths, AGENTS, "user", {});
+        expect(v.errors).toEqual([]);
+        for (const agent of AGENTS) {
+          const validate = validators[agent.manifest.id];
+          if (!validate) continue;
+          const file = agent.hookFile(nativeHooks(v.decisions, agent.manifest.id));
+          if (!file) continue;
+          expectValid(agent.manifest.id, JSON.parse(file.content), file.content);
+          checked[agent.manifest.id] = (checked[agent.manifest.id] ?? 0) + 1;
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // Most random homes give both agents a hook file to check.
+    expect(checked.claude).toBeGreaterThan(150);
+    expect(checked.codex).toBeGreaterThan(10);
+  });
+});
+
+const text = fc.oneof(
+  fc.constantFrom("x", "./hook.sh", "echo 'a b'", "é", "$ARGUMENTS", " "),
+  fc.string({ minLength: 1, maxLength: 6 }),
+);
+const maybeEmpty = fc.oneof(text, fc.constant(""));
+const FIELD_VALUES: Record<string, fc.Arbitrary<unknown>> = {
+  command: text,
+  args: fc.array(maybeEmpty, { maxLength: 3 }),
+  shell: fc.constantFrom("bash", "powershell"),
+  timeout: fc.integer({ min: 0, max: 900 }),
+  async: fc.boolean(),
+  async_rewake: fc.boolean(),
+  if: maybeEmpty,
+  status_message: maybeEmpty,
+  url: text,
+  headers: fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), maybeEmpty, { maxKeys: 2 }),
+  allowed_env_vars: fc.array(text, { maxLength: 2 }),
+  server: text,
+  tool: text,
+  input: fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), {
+    maxKeys: 3,
+  }),
+  prompt: text,
+  model: maybeEmpty,
+  continue_on_block: fc.boolean(),
+};
+
+/** A valid kanon.yaml hook of a random type, with its required fields and a random set of its optional ones. */
+function hookArb(events: string[]): fc.Arbitrary<Omit<HookEntry, "name">> {
+  return fc
+    .record({
+      // Command hooks and cross-agent events more often, so that every agent gets files to check.
+      handler: fc.oneof(
+        { arbitrary: fc.constant(NEUTRAL_HANDLERS[0]!), weight: 4 },
+        { arbitrary: fc.constantFrom(...NEUTRAL_HANDLERS), weight: 3 },
+      ),
+      event: fc.oneof(fc.constantFrom(...NEUTRAL_EVENTS.map((e) => e.name)), fc.constantFrom(...events)),
+      matcher: fc.option(fc.constantFrom("Bash", "Edit|Write", "mcp__.*", "startup", "*", ""), {
+        nil: undefined,
+      }),
+      explicitType: fc.boolean(),
+    })
+    .chain(({ handler, event, matcher, explicitType }) => {
+      const required = Object.fromEntries(handler.required.map((f) => [f, FIELD_VALUES[f]!]));
+      const optional = Object.fromEntries(handler.optional.map((f) => [f, FIELD_VALUES[f]!]));
+      return fc
+        .record({ req: fc.record(required), opt: fc.record(optional, { requiredKeys: [] }) })
+        .map(({ req, opt }) => ({
+          event,
+          ...(matcher !== undefined ? { matcher } : {}),
+          ...(handler.type !== "command" || explicitType ? { type: handler.type } : {}),
+          ...opt,
+          ...req,
+        }));
+    });
+}
