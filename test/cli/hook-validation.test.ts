@@ -247,3 +247,72 @@ describe("Claude's handler types", () => {
     );
   });
 });
+
+describe("Gemini CLI and Kimi Code run command hooks only", () => {
+  const HOME =
+    "version: 1\nagents: [claude, gemini, kimi]\nhooks:\n" +
+    "  - {name: audit, event: PostToolUse, type: http, url: 'https://audit.example/'}\n" +
+    "  - {name: lint, event: PostToolUse, type: mcp_tool, server: linter, tool: lint}\n" +
+    "  - {name: judge, event: Stop, type: prompt, prompt: Done?}\n" +
+    "  - {name: push, event: PreToolUse, command: ./guard.sh, if: Bash(git push *)}\n" +
+    "  - {name: hello, event: SessionStart, command: ./hello.sh, status_message: Saying hello}\n";
+
+  it("leave out the other types and the fields they lack, with a warning each; drop status_message", () => {
+    home(HOME);
+    const r = k("apply", "--yes");
+    expect(r.status).toBe(0);
+    expect(r.stderr.trimEnd().split("\n")).toEqual(
+      [
+        ["audit", 'type "http"'],
+        ["lint", 'type "mcp_tool"'],
+        ["judge", 'type "prompt"'],
+        ["push", 'field "if"'],
+      ].flatMap(([hook, what]) =>
+        ["gemini", "kimi"].map(
+          (agent) =>
+            `warning: hook "${hook}" is not rendered for ${agent}: ${what} is not supported${what!.startsWith("field") ? ' (for type "command")' : ""}`,
+        ),
+      ),
+    );
+    const geminiSettings = JSON.parse(readFileSync(join(s.home, ".gemini/settings.json"), "utf8"));
+    expect(geminiSettings.hooks).toEqual({
+      SessionStart: [{ hooks: [{ command: "./hello.sh", name: "kanon:hello", type: "command" }] }],
+    });
+    expect(readFileSync(join(s.home, ".kimi-code/config.toml"), "utf8")).toBe(
+      "[[hooks]] # kanon: hello\ncommand = './hello.sh'\nevent = 'SessionStart'\n",
+    );
+    const hooks = k("hooks").stdout;
+    for (const name of ["audit", "lint", "judge", "push"])
+      expect(hooks).toMatch(new RegExp(`${name}\\s+\\S+\\s+as written\\s+left out\\s+left out`));
+    expect(hooks).toMatch(/hello\s+SessionStart\s+as written\s+translated \(gated\)\s+translated/);
+    expect(hooks).toContain(
+      "hello → kimi: translated: status_message dropped: Kimi Code shows no hook status",
+    );
+  });
+
+  it("an explicit target is an error naming the type or field", () => {
+    home(
+      "version: 1\nhooks:\n" +
+        "  - {name: audit, event: PostToolUse, type: http, url: 'https://a.example/', targets: [gemini]}\n" +
+        "  - {name: lint, event: PostToolUse, type: mcp_tool, server: s, tool: t, targets: [kimi]}\n" +
+        "  - {name: push, event: PreToolUse, command: x, shell: bash, targets: [gemini, kimi]}\n",
+    );
+    rejects(
+      'kanon.yaml:3:5: hook "audit" targets gemini but type "http" is not supported for gemini\n' +
+        'kanon.yaml:4:5: hook "lint" targets kimi but type "mcp_tool" is not supported for kimi\n' +
+        'kanon.yaml:5:5: hook "push" targets gemini but field "shell" is not supported for gemini (for type "command")\n' +
+        'kanon.yaml:5:5: hook "push" targets kimi but field "shell" is not supported for kimi (for type "command")\n',
+    );
+  });
+
+  it("their native event names suggest the neutral one", () => {
+    home("version: 1\nhooks:\n  - {name: g, event: BeforeTool, command: x, targets: [claude]}\n");
+    expect(k("validate").stderr).toBe(
+      'warning: kanon.yaml:3:22: hook "g": unknown event "BeforeTool"; did you mean "PreToolUse"?\n',
+    );
+    home("version: 1\nhooks:\n  - {name: g, event: afteragent, command: x, targets: [claude]}\n");
+    expect(k("validate").stderr).toBe(
+      'warning: kanon.yaml:3:22: hook "g": unknown event "afteragent"; did you mean "Stop"?\n',
+    );
+  });
+});

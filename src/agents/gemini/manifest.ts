@@ -7,7 +7,7 @@ import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 const VERIFIED = {
   version: "0.61.0",
   date: "2026-11-30",
-  how: "bundle read; e2e against a fake model",
+  how: "bundle read; e2e against a fake model; settings.json checked against its repository's schemas/settings.schema.json (at 5411f11, 2026-08-21), whose hook definitions the 0.61.0 bundle carries",
 };
 /** Events read in the bundle and docs but not fired in the end-to-end runs. */
 const READ_ONLY = { version: "0.61.0", date: "2026-11-30", how: "bundle and docs read only (not run)" };

@@ -8,7 +8,7 @@ import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 const VERIFIED = {
   version: "2.1.0",
   date: "2026-11-30",
-  how: "bundle read; e2e against a fake model; kimi doctor",
+  how: "bundle read; e2e against a fake model; kimi doctor; [[hooks]] checked against the bundle's strict hook schema (Kimi publishes none)",
 };
 /** Events read in the code but not fired in the end-to-end runs. */
 const READ_ONLY = { version: "2.1.0", date: "2026-11-30", how: "bundle read only (not run)" };
