@@ -165,7 +165,7 @@ describe("an mcp_tool hook's input (any YAML value)", () => {
       text += `l${i}: &l${i} [${Array(10)
         .fill(`*l${i - 1}`)
         .join(", ")}]\n`;
-    text += "metadata: {}\n" + hook("{a: *l29}");
+    text += `metadata: {}\n${hook("{a: *l29}")}`;
     const errors = await errorsOf(text);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("aliases and merge keys expand to more than");
