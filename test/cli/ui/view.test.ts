@@ -96,7 +96,7 @@ describe("the screen", () => {
     const s = update(state(), { type: "failed", message: "kanon.yaml:3:1: bad" }, ctx)[0];
     const screen = draw(s);
     expect(screen).toContain("error: kanon.yaml:3:1: bad");
-    expect(screen).toContain("press any key to reload, q to quit");
+    expect(screen).toContain("press any key to reload, m to switch mode, q to quit");
   });
 
   it("shows the keys on ?", () => {
