@@ -1,54 +1,24 @@
 /** `kanon import` (alias `add`): the machine's agent settings → a Kanon home (reference §1.3.8, §5.8). */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_IDS, selectAgents } from "../../agents/index.js";
-import type { HookNames } from "../../core/import/hooks.js";
+import { AGENT_IDS } from "../../agents/index.js";
 import { applyChanges } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
 import { compareWithHome } from "../../import/home.js";
 import { homeChange } from "../../import/plan.js";
-import { checkPolicies, type HomeFile, type Imported, importMachine } from "../../import/read.js";
+import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
-import { pathsOf, scopeOf } from "../pipeline.js";
-
-/** The flags that say how to read this machine (`kanon import`, and `kanon ui` for its import mode). */
-export interface MachineFlags {
-  secretPolicy: string;
-  instructionPolicy: string;
-  hookNames: string;
-}
+import { type MachineFlags, readMachine } from "../import-machine.js";
+import { pathsOf } from "../pipeline.js";
 
 export interface ImportFlags extends MachineFlags {
   write?: boolean;
   force?: boolean;
   merge?: boolean;
   ui?: boolean;
-}
-
-/** Rejects an unknown policy or hook-name style before anything is read. */
-export function checkMachineFlags(opts: MachineFlags): void {
-  if (opts.hookNames !== "command" && opts.hookNames !== "go")
-    throw new KanonError(`unsupported hook names ${JSON.stringify(opts.hookNames)}; use command or go`);
-  checkPolicies({ ...opts, allAgents: everyAgent() });
-}
-
-// "Every agent" (no targets) means the agents a home without an `agents:` list renders for.
-const everyAgent = () => selectAgents("all").map((a) => a.manifest.id);
-
-/** What `kanon import` finds on this machine (or in --project). */
-export async function readMachine(flags: GlobalFlags, opts: MachineFlags, io: Io): Promise<Imported> {
-  checkMachineFlags(opts);
-  return importMachine({
-    agents: selectAgents(flags.agent),
-    allAgents: everyAgent(),
-    scope: scopeOf(flags, io),
-    instructionPolicy: opts.instructionPolicy,
-    secretPolicy: opts.secretPolicy,
-    hookNames: opts.hookNames as HookNames,
-  });
 }
 
 export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: Io): Promise<void> {

@@ -2,7 +2,7 @@
 import { selectAgents } from "../../agents/index.js";
 import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
-import { checkMachineFlags, type MachineFlags } from "./import.js";
+import { checkMachineFlags, type MachineFlags } from "../import-machine.js";
 
 export async function uiCommand(
   flags: GlobalFlags,
