@@ -88,7 +88,12 @@ export async function importPlan(state: HomeState, imported: Imported): Promise<
             beforeMode: configMode,
           },
         ];
-  const editsOf = (kind: EntryKind, name: string) => edits.filter((e) => e.kind === kind && e.name === name);
+  const byEntry = new Map<string, MergeEdit[]>();
+  for (const e of edits) {
+    const key = `${e.kind}\0${e.name}`;
+    byEntry.set(key, [...(byEntry.get(key) ?? []), e]);
+  }
+  const editsOf = (kind: EntryKind, name: string) => byEntry.get(`${kind}\0${name}`) ?? [];
   const agentOf = (targets: string[] | undefined) => (targets?.length === 1 ? targets[0]! : "all");
 
   const units: ImportUnit[] = [];
