@@ -7,7 +7,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Change } from "../destination/plan.js";
+import { type Change, symlinkTarget } from "../destination/plan.js";
 import type { KanonConfig } from "../model/config.js";
 import { compareBytes } from "../model/text.js";
 import { normalizeConfig } from "../source/load.js";
@@ -225,11 +225,16 @@ function skillWrites(home: string, sk: SkillAgainstHome): HomeWrite[] {
   return [...fileWrites(home, sk.files), ...removed];
 }
 
-/** A write as the staged, all-or-nothing writer takes it (the same one `kanon apply` uses). */
+/**
+ * A write as the staged, all-or-nothing writer takes it (the same one `kanon apply` uses); a home
+ * file that is a symlink (a kanon.yaml kept in a dotfiles repository) is written at its target, so
+ * it stays a link.
+ */
 export function homeChange(w: HomeWrite): Change {
   return {
     file: { agent: "kanon", path: w.path, content: w.after ?? new Uint8Array(), mode: w.mode },
-    path: w.path,
+    // A symlink itself is what a deletion removes, never the file it points to.
+    path: w.action === "delete" ? w.path : symlinkTarget(w.path),
     action: w.action,
     before: w.before,
     after: w.after,

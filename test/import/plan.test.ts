@@ -2,12 +2,22 @@
  * The import plan of `kanon ui`'s import mode (reference §5.8.7): units, the change each one alone
  * makes to the Kanon home, and the writes of a selection.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AGENT_IDS } from "../../src/agents/index.js";
-import { type HomeWrite, type ImportUnit, importPlan } from "../../src/import/plan.js";
+import { applyChanges } from "../../src/destination/apply.js";
+import { type HomeWrite, homeChange, type ImportUnit, importPlan } from "../../src/import/plan.js";
 import type { Imported } from "../../src/import/read.js";
 import type { KanonConfig } from "../../src/model/config.js";
 import { loadConfig, normalizeConfig } from "../../src/source/load.js";
@@ -179,5 +189,30 @@ describe("the import plan", () => {
       if (u.kind !== "skill") expect(u.basis).not.toEqual(before[i]!.basis);
     const skill = await plan(found({}, [FILES[0]!, file("skills/review/SKILL.md", "review v2\n")]));
     expect(skill.units[3]!.basis).not.toEqual(before[3]!.basis);
+  });
+
+  it("writes through a symlinked kanon.yaml (it stays a link) and deletes a symlink, not its target", async () => {
+    const dotfiles = join(home, "dotfiles");
+    mkdirSync(dotfiles);
+    writeFileSync(join(dotfiles, "kanon.yaml"), "version: 1\n");
+    symlinkSync(join(dotfiles, "kanon.yaml"), config());
+    const p = await plan(found({ instructions: { files: [] }, hooks: [] }, []));
+    applyChanges(p.writes(p.units).map(homeChange));
+    expect(lstatSync(config()).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dotfiles, "kanon.yaml"), "utf8")).toContain("github:");
+
+    writeFileSync(join(dotfiles, "notes.md"), "mine\n");
+    const link = join(home, "skills/review/notes.md");
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(join(dotfiles, "notes.md"), link);
+    const change = homeChange({
+      path: link,
+      action: "delete",
+      before: null,
+      after: null,
+      mode: 0o644,
+      beforeMode: 0o644,
+    });
+    expect(change.path).toBe(link);
   });
 });
