@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AGENT_IDS } from "../../src/agents/index.js";
 import { applyChanges } from "../../src/destination/apply.js";
@@ -214,5 +215,41 @@ describe("the import plan", () => {
       beforeMode: 0o644,
     });
     expect(change.path).toBe(link);
+  });
+
+  it("importing any selection leaves exactly the other units to import (property)", async () => {
+    const imported = found(
+      {
+        mcp: {
+          servers: Object.fromEntries(
+            ["a", "b", "c"].map((n) => [
+              n,
+              { command: `${n}-mcp`, targets: n === "c" ? ["codex"] : undefined },
+            ]),
+          ),
+        },
+        hooks: ["x", "y", "z"].map((n) => ({ name: n, event: "Stop", command: `/bin/${n}` })),
+        skills: [{ name: "lint", targets: ["claude"] }],
+      },
+      [...FILES, file("skills/lint/SKILL.md", "lint\n")],
+    );
+    const start =
+      "# mine\nversion: 1\n\nhooks:\n- name: keep # my own\n  event: Stop\n  command: /bin/keep\n";
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.boolean(), { minLength: 9, maxLength: 9 }), async (picks) => {
+        rmSync(home, { recursive: true, force: true });
+        mkdirSync(home);
+        put("kanon.yaml", start);
+        const p = await plan(imported);
+        expect(p.units).toHaveLength(9);
+        const chosen = p.units.filter((_, i) => picks[i]);
+        applyChanges(p.writes(chosen).map(homeChange));
+        const left = (await plan(imported)).units.map((u) => u.path);
+        expect(left).toEqual(p.units.filter((_, i) => !picks[i]).map((u) => u.path));
+        expect(readFileSync(config(), "utf8").startsWith("# mine\nversion: 1\n")).toBe(true);
+        expect(readFileSync(config(), "utf8")).toContain("- name: keep # my own\n");
+      }),
+      { numRuns: 25 },
+    );
   });
 });
