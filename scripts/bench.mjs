@@ -184,7 +184,7 @@ try {
   const bigJson = bench(["node", kanon, "--home", join(root, "examples/home"), "--agent", "claude", "diff"], {
     HOME: bigDest,
   });
-  // Every hostile file is refused (exit status 1), after reading all of it.
+  // Every hostile file is refused (exit status 1): for its errors, or where it crosses a limit.
   const hostile = hostileHomes(join(work, "hostile")).map(([label, home]) => [
     label,
     bench(["node", kanon, "--home", home, "validate"], { HOME: work }, () => {}, 1),
