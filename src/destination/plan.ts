@@ -12,7 +12,6 @@ import type { PlainObject } from "../formats/values.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { type AgentId, KanonError, type MergeSpec, type TargetFile } from "../model/types.js";
 import { renderedHandlers } from "./edit/handlers.js";
-import type { planCoOwned } from "./edit/index.js";
 import { normaliseManaged } from "./edit/intended.js";
 import {
   emptyManaged,
@@ -29,7 +28,8 @@ import {
   valueHash,
 } from "./record.js";
 
-type PlanCoOwned = typeof planCoOwned;
+/** The layout-preserving editors, loaded on first use. */
+type CoOwned = typeof import("./edit/index.js");
 
 export interface Change {
   file: TargetFile;
@@ -83,12 +83,14 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   for (const [p, e] of Object.entries(previous.entries)) if (!selected.has(e.agent)) record.entries[p] = e;
 
   const changes: Change[] = [];
-  let coOwned: PlanCoOwned | undefined;
+  let coOwned: CoOwned | undefined;
   const loadCoOwned = async () => {
-    coOwned ??= (await import("./edit/index.js")).planCoOwned;
+    coOwned ??= await import("./edit/index.js");
     return coOwned;
   };
   const merged = new Set<string>();
+  // Paths kanon deletes: the directories it created for them may go too.
+  const deleted: string[] = [];
   for (const file of files) {
     // The record keys the path kanon renders; a symlink there is read and written at its target.
     const path = chooseDestination(file);
@@ -98,6 +100,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       if (existsSync(target)) await loadCoOwned();
       const change = planMerged(file, path, target, previous.entries[path], coOwned, record);
       if (change) changes.push(change);
+      if (change?.action === "delete") deleted.push(path);
     } else {
       const change = planWhole(file, target, previous.files[path]?.sha256);
       record.files[path] = { agent: file.agent, sha256: sha256(file.content), mode: octalMode(file.mode) };
@@ -118,10 +121,10 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     };
     const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record);
     if (change) changes.push(change);
+    if (change?.action === "delete") deleted.push(path);
   }
 
   // Files kanon wrote and no longer renders are deleted.
-  const deleted: string[] = [];
   for (const [path, owned] of Object.entries(previous.files)) {
     if (!selected.has(owned.agent) || record.files[path] || merged.has(path)) continue;
     const st = lstatSync(path, { throwIfNoEntry: false });
@@ -186,14 +189,14 @@ function planMerged(
   path: string,
   target: string,
   previous: OwnedEntries | undefined,
-  coOwned: PlanCoOwned | undefined,
+  coOwned: CoOwned | undefined,
   record: OwnershipRecord,
 ): Change | null {
   const spec = file.merge!;
   const disk = readDestination(target);
   if (!disk) {
     if (isEmptyManaged(file)) return null;
-    record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file) };
+    record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file), created: true };
     return {
       file,
       path: target,
@@ -205,8 +208,24 @@ function planMerged(
     };
   }
   if (!coOwned) throw new KanonError(`${path} appeared while kanon was planning; run the command again`);
-  const plan = coOwned(decodeBytes(disk.before), spec, file.managed ?? {}, path, previous);
-  if (ownsSomething(plan.owned)) record.entries[path] = { agent: file.agent, merge: spec, ...plan.owned };
+  const plan = coOwned.planCoOwned(decodeBytes(disk.before), spec, file.managed ?? {}, path, previous);
+  const created = previous?.created ? { created: true as const } : {};
+  if (ownsSomething(plan.owned))
+    record.entries[path] = { agent: file.agent, merge: spec, ...plan.owned, ...created };
+  else if (previous?.created && coOwned.holdsNothing(plan.text, spec, path)) {
+    // kanon created the file and its last entry goes: the file goes too, not an empty shell.
+    return {
+      file,
+      path: target,
+      action: "delete",
+      before: disk.before,
+      after: null,
+      mode: disk.mode,
+      beforeMode: disk.mode,
+      ...(plan.replaces ? { replaces: plan.replaces } : {}),
+      ...(plan.removed.length > 0 ? { removed: plan.removed } : {}),
+    };
+  }
   const after = encodeText(plan.text);
   if (disk.before.equals(after)) return null;
   return {

@@ -15,7 +15,7 @@ export const RECORD_VERSION = 1;
  */
 export type Replaces = "foreign" | "edited";
 
-/** A file kanon owns whole (instructions, skill files, Codex hooks, the OpenCode plugin). */
+/** A file kanon owns whole (instructions, skill files, the OpenCode plugin). */
 export interface OwnedFile {
   agent: AgentId;
   /** sha256 of the bytes kanon wrote (hex). */
@@ -40,6 +40,11 @@ export interface OwnedEntries {
   labels?: string[];
   /** `regions` merges: what kanon owns in each region, by the region's key. */
   regions?: Record<string, OwnedRegion>;
+  /**
+   * kanon created the file: once kanon's last entry is taken out and nothing else is left in it
+   * (no key, no comment of the user's), the file is deleted rather than left as `{"hooks": {}}`.
+   */
+  created?: true;
 }
 
 /** kanon's entries in one region of a co-owned file. */

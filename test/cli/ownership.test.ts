@@ -118,8 +118,9 @@ describe("removal", () => {
     rmSync(kh, { recursive: true });
     writeHome("version: 1\n");
     expect(k("--project", project, "apply", "--yes").status).toBe(0);
-    expect(listFiles(project)).toEqual([".claude/settings.json", ".codex/hooks.json", "README.md"]);
-    expect(JSON.parse(readFileSync(join(project, ".claude/settings.json"), "utf8"))).toEqual({ hooks: {} });
+    // The hook files kanon created go with their last hook, and so do the folders it made for them.
+    expect(listFiles(project)).toEqual(["README.md"]);
+    expect(readdirSync(project)).toEqual(["README.md"]);
     expect(k("--project", project, "diff").stdout).toBe("No changes.\n");
   });
 
@@ -153,14 +154,45 @@ describe("removal", () => {
     writeHome("version: 1\n");
     const diff = k("diff").stdout;
     expect(diff).toContain(`DELETE ${join(s.home, ".config/opencode/plugins/kanon-hooks.js")} (opencode)`);
+    expect(diff).toContain(`DELETE ${join(s.home, ".claude/settings.json")} (claude)`);
+    expect(diff).toContain(`DELETE ${join(s.home, ".codex/hooks.json")} (codex)`);
     expect(k("status").stdout).toContain(
       `  pending deletion: ${join(s.home, ".config/opencode/plugins/kanon-hooks.js")} (opencode)\n`,
     );
     expect(k("apply", "--yes").status).toBe(0);
-    expect(JSON.parse(read(".claude/settings.json"))).toEqual({ hooks: {} });
-    expect(JSON.parse(read(".codex/hooks.json"))).toEqual({ hooks: {} });
+    // kanon created both hook files and nothing else is in them: they go, not `{"hooks": {}}`.
+    expect(exists(".claude/settings.json")).toBe(false);
+    expect(exists(".codex/hooks.json")).toBe(false);
     expect(exists(".config/opencode/plugins/kanon-hooks.js")).toBe(false);
     expect(k("diff").stdout).toBe("No changes.\n");
+    // undo brings them back from the backup.
+    expect(k("undo", "--yes").status).toBe(0);
+    expect(JSON.parse(read(".codex/hooks.json")).hooks.PreToolUse).toHaveLength(1);
+  });
+
+  it("keeps a hook file kanon created once the user put something of theirs in it", () => {
+    writeHome(HOOK);
+    expect(k("apply", "--yes").status).toBe(0);
+    const hooks = JSON.parse(read(".codex/hooks.json"));
+    write(".codex/hooks.json", JSON.stringify({ ...hooks, mine: true }, null, 2));
+    write(".claude/settings.json", `// mine\n${read(".claude/settings.json")}`);
+    writeHome("version: 1\n");
+    const diff = k("diff").stdout;
+    expect(diff).not.toContain(`DELETE ${join(s.home, ".claude/settings.json")}`);
+    expect(diff).not.toContain(`DELETE ${join(s.home, ".codex/hooks.json")}`);
+    expect(k("apply", "--yes").status).toBe(0);
+    expect(JSON.parse(read(".codex/hooks.json"))).toEqual({ hooks: {}, mine: true });
+    expect(read(".claude/settings.json")).toMatch(/^\/\/ mine\n/);
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("keeps a hook file kanon did not create, even when only an empty hooks key is left", () => {
+    write(".codex/hooks.json", '{\n  "hooks": {}\n}\n');
+    writeHome(HOOK);
+    expect(k("--agent", "codex", "apply", "--yes").status).toBe(0);
+    writeHome("version: 1\n");
+    expect(k("--agent", "codex", "apply", "--yes").status).toBe(0);
+    expect(JSON.parse(read(".codex/hooks.json"))).toEqual({ hooks: {} });
   });
 
   it("leaves the files of agents a command does not manage", () => {
@@ -504,6 +536,23 @@ hooks:
     expect(kimi.trimEnd()).toBe("default_model = 'k2'\n\n[[hooks]]\nevent = 'Stop'\ncommand = 'mine'");
     expect(read(".kimi-code/mcp.json")).not.toContain("github");
     expect(read(".kimi-code/mcp.json")).toContain("tracker");
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("deletes the settings.json, config.toml and mcp.json kanon created once its last entry goes", () => {
+    writeHome(BOTH);
+    expect(k("apply", "--yes").status).toBe(0);
+    writeHome("version: 1\nagents: [gemini, kimi]\n");
+    const diff = k("diff").stdout;
+    for (const [f, agent] of [
+      [".gemini/settings.json", "gemini"],
+      [".kimi-code/config.toml", "kimi"],
+      [".kimi-code/mcp.json", "kimi"],
+    ])
+      expect(diff).toContain(`DELETE ${join(s.home, f!)} (${agent})`);
+    expect(k("apply", "--yes").status).toBe(0);
+    expect(listFiles(join(s.home, ".gemini"))).toEqual([]);
+    expect(listFiles(join(s.home, ".kimi-code"))).toEqual([]);
     expect(k("diff").stdout).toBe("No changes.\n");
   });
 });
