@@ -16,11 +16,14 @@ import { normaliseManaged } from "./edit/intended.js";
 import {
   emptyManaged,
   emptyRecord,
+  fileOwners,
   mergeRegions,
   type OwnedEntries,
+  type OwnedFile,
   type OwnedRegion,
   type OwnershipRecord,
   octalMode,
+  ownedFile,
   ownedLabels,
   ownsSomething,
   type Replaces,
@@ -79,7 +82,11 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   const previous = options?.record ?? emptyRecord(root);
   const selected = new Set(options?.agents ?? files.map((f) => f.agent));
   const record: OwnershipRecord = { ...emptyRecord(root), lastApply: previous.lastApply };
-  for (const [p, f] of Object.entries(previous.files)) if (!selected.has(f.agent)) record.files[p] = f;
+  const mine = (owned: OwnedFile) => fileOwners(owned).some((a) => selected.has(a));
+  // The agents outside this command keep their share of a file several agents render.
+  const others = (owned: OwnedFile | undefined) =>
+    owned ? fileOwners(owned).filter((a) => !selected.has(a)) : [];
+  for (const [p, f] of Object.entries(previous.files)) if (!mine(f)) record.files[p] = f;
   for (const [p, e] of Object.entries(previous.entries)) if (!selected.has(e.agent)) record.entries[p] = e;
 
   const changes: Change[] = [];
@@ -102,8 +109,10 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       if (change) changes.push(change);
       if (change?.action === "delete") deleted.push(path);
     } else {
-      const change = planWhole(file, target, previous.files[path]?.sha256);
-      record.files[path] = { agent: file.agent, sha256: sha256(file.content), mode: octalMode(file.mode) };
+      const owned = previous.files[path];
+      const change = planWhole(file, target, owned?.sha256);
+      const owners = [file.agent, ...(file.sharedWith ?? []), ...others(owned)];
+      record.files[path] = ownedFile(owners, sha256(file.content), octalMode(file.mode));
       if (change) changes.push(change);
     }
   }
@@ -126,7 +135,13 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
 
   // Files kanon wrote and no longer renders are deleted.
   for (const [path, owned] of Object.entries(previous.files)) {
-    if (!selected.has(owned.agent) || record.files[path] || merged.has(path)) continue;
+    if (!mine(owned) || record.files[path] || merged.has(path)) continue;
+    // Still rendered by an agent this command does not manage (`--agent codex` and a shared AGENTS.md).
+    const keep = others(owned);
+    if (keep.length > 0) {
+      record.files[path] = ownedFile(keep, owned.sha256, owned.mode);
+      continue;
+    }
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (!st || st.isDirectory()) continue;
     const before = readFileSync(path);

@@ -205,6 +205,44 @@ describe("removal", () => {
     expect(k("--agent", "codex", "diff").stdout).toBe(`DELETE ${join(s.home, ".codex/AGENTS.md")} (codex)\n`);
   });
 
+  it("keeps a project AGENTS.md that OpenCode still renders when `--agent codex` drops it", () => {
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    const p = (...args: string[]) => k("--project", project, ...args);
+    const agentsMd = join(project, "AGENTS.md");
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
+    expect(p("apply", "--yes").status).toBe(0);
+    // Codex no longer gets the instructions; OpenCode still renders the same AGENTS.md.
+    writeHome("version: 1\ninstructions:\n  files:\n    - { path: a.md, targets: [opencode, claude] }\n", {
+      "a.md": "a\n",
+    });
+    expect(p("--agent", "codex", "diff").stdout).toBe("No changes.\n");
+    expect(p("--agent", "codex", "apply", "--yes").stdout).toBe("No changes.\n");
+    expect(readFileSync(agentsMd, "utf8")).toBe("a\n");
+    expect(p("diff").stdout).toBe("No changes.\n");
+    // Gone from kanon.yaml: `--agent codex` leaves OpenCode's share, OpenCode's apply deletes it.
+    writeHome("version: 1\n");
+    expect(p("--agent", "codex", "diff").stdout).toBe("No changes.\n");
+    expect(p("--agent", "opencode", "diff").stdout).toBe(`DELETE ${agentsMd} (opencode)\n`);
+    expect(p("--agent", "opencode", "apply", "--yes").status).toBe(0);
+    expect(existsSync(agentsMd)).toBe(false);
+  });
+
+  it("deletes a shared project AGENTS.md only when no agent that rendered it renders it any more", () => {
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    const p = (...args: string[]) => k("--project", project, ...args);
+    const agentsMd = join(project, "AGENTS.md");
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
+    expect(p("apply", "--yes").status).toBe(0);
+    writeHome("version: 1\n");
+    expect(p("--agent", "opencode", "apply", "--yes").stdout).toBe("No changes.\n");
+    expect(existsSync(agentsMd)).toBe(true);
+    expect(p("diff").stdout).toContain(`DELETE ${agentsMd} (codex)\n`);
+    expect(p("apply", "--yes").status).toBe(0);
+    expect(existsSync(agentsMd)).toBe(false);
+  });
+
   it("reports deletions in diff --json and status --json", () => {
     writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
     k("--agent", "codex", "apply", "--yes");
