@@ -4,7 +4,8 @@
  */
 import { rmdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { applyChanges } from "./apply.js";
+import type { TargetFile } from "../model/types.js";
+import { applyChanges, destinationDirs, removeLeftovers } from "./apply.js";
 import { type Change, type Plan, symlinkTarget } from "./plan.js";
 import { type OwnershipRecord, recordText } from "./record.js";
 import {
@@ -13,9 +14,19 @@ import {
   dropUnusedJournal,
   type LoadedRecord,
   pruneHistory,
+  stateTempDirs,
   writeJournal,
   writeRecord,
 } from "./state.js";
+
+/**
+ * Removes the temporary files an interrupted apply (or undo) left: beside the destination files and
+ * in the state directory `stateDir` (the record's own atomic writes, a history entry being written).
+ * Returns how many files were removed.
+ */
+export function removeApplyLeftovers(files: readonly TargetFile[], stateDir: string): number {
+  return removeLeftovers([...destinationDirs(files), ...stateTempDirs(stateDir)]);
+}
 
 export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[] } {
   const record = plan.record;

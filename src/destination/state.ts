@@ -33,6 +33,7 @@ import {
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
+import { tempPathFor } from "./apply.js";
 import type { Change } from "./plan.js";
 import {
   type OwnershipRecord,
@@ -185,7 +186,7 @@ export function assertWritable(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
-    const probe = join(dir, `.probe-${randomBytes(4).toString("hex")}`);
+    const probe = tempPathFor(join(dir, "probe"));
     writeFileAtomic(probe, "", 0o600);
     unlinkSync(probe);
   } catch (e) {
@@ -221,7 +222,8 @@ export function writeJournal(
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;
   const applies = join(dir, "applies");
-  const temp = join(applies, `.${id}.tmp`);
+  // Named like every kanon temporary file: the next apply sweeps it if this process is killed.
+  const temp = tempPathFor(join(applies, id));
   const backups: Backup[] = [];
   try {
     mkdirSync(join(temp, "files"), { recursive: true, mode: 0o700 });
@@ -338,9 +340,14 @@ export function runUndo(dir: string, plan: UndoPlan): void {
   rmSync(join(dir, "applies", plan.id), { recursive: true, force: true });
 }
 
-/** Temp file beside `path`, flushed, then renamed over it. */
+/** The directories of the state directory where an interrupted kanon may have left temporary files. */
+export function stateTempDirs(dir: string): string[] {
+  return [dir, join(dir, "applies")];
+}
+
+/** Temp file beside `path` (pid-named, see removeLeftovers), flushed, then renamed over it. */
 function writeFileAtomic(path: string, data: Uint8Array | string, mode: number): void {
-  const temp = join(dirname(path), `.${basename(path)}.kanon-${randomBytes(6).toString("hex")}.tmp`);
+  const temp = tempPathFor(path);
   const fd = openSync(temp, "wx", 0o600);
   try {
     const bytes = typeof data === "string" ? Buffer.from(data) : data;

@@ -45,6 +45,31 @@ describe("after an interrupted apply", () => {
   });
 });
 
+describe("after an apply interrupted while writing the state directory", () => {
+  it("the next apply removes the record's temporary files and a half-written history entry", () => {
+    yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
+    expect(k("apply", "--yes").status).toBe(0);
+    const roots = join(s.home, ".local/state/kanon/roots");
+    const root = join(roots, readdirSync(roots)[0]!);
+    const pid = deadPid();
+    // The record's own atomic write, and a history entry staged with a backup (it may hold tokens).
+    writeFileSync(join(root, `.record.json.kanon-${pid}-0123456789ab.tmp`), "{}\n");
+    const staged = join(root, "applies", `.000009-20260101T000000Z-abcdef.kanon-${pid}-0123456789ab.tmp`);
+    mkdirSync(join(staged, "files"), { recursive: true });
+    writeFileSync(join(staged, "files", "0-.claude.json"), '{"token": "t"}\n');
+    writeFileSync(join(staged, "apply.json"), "{}\n");
+    const running = join(root, `.record.json.kanon-${process.pid}-bbbbbbbbbbbb.tmp`);
+    writeFileSync(running, "{}\n");
+    expect(k("apply", "--yes").stdout).toBe(
+      "Removed 3 temporary file(s) left by an interrupted apply.\nNo changes.\n",
+    );
+    expect(readdirSync(join(root, "applies")).filter((n) => n.startsWith("."))).toEqual([]);
+    expect(readdirSync(root).filter((n) => n.endsWith(".tmp"))).toEqual([running.slice(root.length + 1)]);
+    // The history still undoes the last real apply.
+    expect(k("undo", "--yes").stdout).toContain("Undid 3 file change(s).\n");
+  });
+});
+
 describe("bytes that are not UTF-8", () => {
   it("in an instruction file are written as they are", () => {
     yaml("version: 1\ninstructions:\n  files: [instructions/a.md]\n");

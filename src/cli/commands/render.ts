@@ -1,6 +1,5 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
-import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
-import { applyPlan } from "../../destination/apply-plan.js";
+import { applyPlan, removeApplyLeftovers } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { KanonError, type TargetFile } from "../../model/types.js";
@@ -89,7 +88,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   const changes = p.plan.changes;
   // Temporary files of an interrupted apply go when this one writes (or has nothing to write).
   const sweep = () => {
-    const removed = removeLeftovers(destinationDirs(p.files));
+    const removed = removeApplyLeftovers(p.files, p.record.dir);
     if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted apply.\n`);
   };
   if (changes.length === 0) {
