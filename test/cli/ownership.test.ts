@@ -13,39 +13,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-});
-afterEach(() => s.cleanup());
-
-const writeHome = (yaml: string, files: Record<string, string> = {}) => {
-  mkdirSync(kh, { recursive: true });
-  writeFileSync(join(kh, "kanon.yaml"), yaml);
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(kh, rel, ".."), { recursive: true });
-    writeFileSync(join(kh, rel), content);
-  }
-};
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
-const read = (rel: string) => readFileSync(join(s.home, rel), "utf8");
-const write = (rel: string, content: string) => {
-  mkdirSync(join(s.home, rel, ".."), { recursive: true });
-  writeFileSync(join(s.home, rel), content);
-};
-const exists = (rel: string) => existsSync(join(s.home, rel));
-const listFiles = (dir: string): string[] =>
-  existsSync(dir)
-    ? readdirSync(dir, { recursive: true, withFileTypes: true })
-        .filter((e) => !e.isDirectory())
-        .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-        .sort()
-    : [];
+const s = sandboxPerTest();
+const { k, writeHome, read, write, exists } = s;
 const stateDir = () => join(s.home, ".local/state/kanon");
 
 const TWO_SERVERS = `version: 1
@@ -115,7 +87,7 @@ describe("removal", () => {
     });
     expect(k("--project", project, "apply", "--yes").status).toBe(0);
     expect(listFiles(project)).toContain(".opencode/plugins/kanon-hooks.js");
-    rmSync(kh, { recursive: true });
+    rmSync(s.kh, { recursive: true });
     writeHome("version: 1\n");
     expect(k("--project", project, "apply", "--yes").status).toBe(0);
     // The hook files kanon created go with their last hook, and so do the folders it made for them.
@@ -128,7 +100,7 @@ describe("removal", () => {
     writeHome("version: 1\n", { "skills/old/SKILL.md": "---\nname: old\n---\n", "skills/old/a/b.md": "b\n" });
     expect(k("--agent", "claude", "apply", "--yes").stdout).toBe("Applied 2 file change(s).\n");
     write(".claude/skills/old/mine.md", "mine\n");
-    rmSync(join(kh, "skills/old"), { recursive: true });
+    rmSync(join(s.kh, "skills/old"), { recursive: true });
     const diff = k("--agent", "claude", "diff");
     expect(diff.stdout).toBe(
       `DELETE ${join(s.home, ".claude/skills/old/SKILL.md")} (claude)\nDELETE ${join(s.home, ".claude/skills/old/a/b.md")} (claude)\n`,
@@ -141,7 +113,7 @@ describe("removal", () => {
     rmSync(join(s.home, ".claude/skills/old/mine.md"));
     writeHome("version: 1\n", { "skills/new/SKILL.md": "---\nname: new\n---\n" });
     k("--agent", "claude", "apply", "--yes");
-    rmSync(join(kh, "skills/new"), { recursive: true });
+    rmSync(join(s.kh, "skills/new"), { recursive: true });
     k("--agent", "claude", "apply", "--yes");
     // The folders kanon created go once empty.
     expect(exists(".claude/skills/new")).toBe(false);
@@ -418,7 +390,7 @@ describe("backups and undo", () => {
   it("asks before undoing", () => {
     writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "shared\n" });
     k("--agent", "codex", "apply", "--yes");
-    const r = s.run(["--home", kh, "undo"], { input: "n\n" });
+    const r = s.run(["--home", s.kh, "undo"], { input: "n\n" });
     expect(r.stdout).toMatch(/Undo these changes\? \[y\/N\] Undo cancelled\.\n$/);
     expect(exists(".codex/AGENTS.md")).toBe(true);
   });
@@ -431,11 +403,11 @@ describe("the record", () => {
     const state = join(s.work, "state");
     writeHome(TWO_SERVERS);
     expect(
-      s.run(["--home", kh, "--project", project, "apply", "--yes"], { env: { XDG_STATE_HOME: state } })
+      s.run(["--home", s.kh, "--project", project, "apply", "--yes"], { env: { XDG_STATE_HOME: state } })
         .status,
     ).toBe(0);
     expect(listFiles(project)).toEqual([".codex/config.toml", ".mcp.json", "opencode.json"]);
-    expect(listFiles(kh)).toEqual(["kanon.yaml"]);
+    expect(listFiles(s.kh)).toEqual(["kanon.yaml"]);
     expect(exists(".local")).toBe(false);
     const roots = readdirSync(join(state, "kanon/roots"));
     expect(roots).toHaveLength(1);
@@ -470,7 +442,7 @@ describe("the record", () => {
     });
     k("--agent", "codex", "apply", "--yes");
     writeFileSync(record, before); // as if killed after the renames, before the record
-    rmSync(kh, { recursive: true });
+    rmSync(s.kh, { recursive: true });
     writeHome("version: 1\n");
     expect(k("--agent", "codex", "apply", "--yes").stdout).toBe("Applied 2 file change(s).\n");
     expect(listFiles(s.home).filter((f) => !f.startsWith(".local/"))).toEqual([]);
@@ -519,7 +491,7 @@ describe("the record", () => {
     mkdirSync(state);
     chmodSync(state, 0o500);
     writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
-    const r = s.run(["--home", kh, "apply", "--yes"], { env: { XDG_STATE_HOME: state } });
+    const r = s.run(["--home", s.kh, "apply", "--yes"], { env: { XDG_STATE_HOME: state } });
     chmodSync(state, 0o700);
     if (process.getuid?.() === 0) return; // root writes anywhere
     expect(r.status).toBe(1);

@@ -5,20 +5,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-  mkdirSync(join(kh, "instructions"), { recursive: true });
-});
-afterEach(() => s.cleanup());
-
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
-const yaml = (text: string | Buffer) => writeFileSync(join(kh, "kanon.yaml"), text);
+const s = sandboxPerTest((s) => mkdirSync(join(s.kh, "instructions"), { recursive: true }));
+const { k, writeHome: yaml } = s;
 const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
 
 describe("after an interrupted apply", () => {
@@ -73,7 +64,7 @@ describe("after an apply interrupted while writing the state directory", () => {
 describe("bytes that are not UTF-8", () => {
   it("in an instruction file are written as they are", () => {
     yaml("version: 1\ninstructions:\n  files: [instructions/a.md]\n");
-    writeFileSync(join(kh, "instructions/a.md"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    writeFileSync(join(s.kh, "instructions/a.md"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     expect(k("apply", "--yes").status).toBe(0);
     expect(readFileSync(join(s.home, ".claude/CLAUDE.md"))).toEqual(
       Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
