@@ -4,8 +4,7 @@
  */
 import { rmdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { TargetFile } from "../model/types.js";
-import { applyChanges, destinationDirs, removeLeftovers } from "./apply.js";
+import { applyChanges, removeLeftovers } from "./apply.js";
 import { type Change, type Plan, symlinkTarget } from "./plan.js";
 import { type OwnershipRecord, recordText } from "./record.js";
 import {
@@ -20,15 +19,16 @@ import {
 } from "./state.js";
 
 /**
- * Removes the temporary files an interrupted apply (or undo) left: beside the destination files and
- * in the state directory `stateDir` (the record's own atomic writes, a history entry being written).
- * Returns how many files were removed.
+ * Writes `plan`. First the state directory's temporary files that an interrupted apply left (the
+ * record's own atomic writes, a history entry being written, with its backups) are removed: `swept`
+ * counts them. (Those beside the destination files are the caller's to sweep, see removeLeftovers.)
  */
-export function removeApplyLeftovers(files: readonly TargetFile[], stateDir: string): number {
-  return removeLeftovers([...destinationDirs(files), ...stateTempDirs(stateDir)]);
+export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]; swept: number } {
+  const swept = removeLeftovers(stateTempDirs(loaded.dir));
+  return { backups: writePlan(plan, loaded), swept };
 }
 
-export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[] } {
+function writePlan(plan: Plan, loaded: LoadedRecord): Backup[] {
   const record = plan.record;
   if (plan.changes.length === 0) {
     // Nothing to write but the record itself: adopted entries, or an apply killed before its record.
@@ -36,7 +36,7 @@ export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]
       assertWritable(loaded.dir);
       writeRecord(loaded.dir, record);
     }
-    return { backups: [] };
+    return [];
   }
   assertWritable(loaded.dir);
   const { id, backups } = writeJournal(loaded.dir, record.root, loaded.record, record, plan.changes);
@@ -54,7 +54,7 @@ export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]
   }
   writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...createdDirs], lastApply: id });
   pruneHistory(loaded.dir);
-  return { backups };
+  return backups;
 }
 
 /**

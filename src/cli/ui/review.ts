@@ -5,7 +5,8 @@
  */
 import { Writable } from "node:stream";
 import { AGENTS, selectAgents } from "../../agents/index.js";
-import { applyPlan, removeApplyLeftovers, selectChanges } from "../../destination/apply-plan.js";
+import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { applyPlan, selectChanges } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
@@ -151,7 +152,7 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
       const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
       if (dryRun) return { count: selected.length };
       // As `kanon apply` does: temporary files of an interrupted apply go when this one writes.
-      const removed = removeApplyLeftovers(fresh.p.files, fresh.p.record.dir);
+      const removed = removeLeftovers(destinationDirs(fresh.p.files));
       // Through kanon apply's path (backups, record, history: `kanon undo` undoes it); the record
       // claims only what the selection writes.
       const { p } = fresh;
