@@ -12,19 +12,20 @@ import {
   type Backup,
   dropUnusedJournal,
   type LoadedRecord,
+  leftoverDirs,
   pruneHistory,
-  stateTempDirs,
   writeJournal,
   writeRecord,
 } from "./state.js";
 
 /**
- * Writes `plan`. First the state directory's temporary files that an interrupted apply left (the
- * record's own atomic writes, a history entry being written, with its backups) are removed: `swept`
- * counts them. (Those beside the destination files are the caller's to sweep, see removeLeftovers.)
+ * Writes `plan`. First the temporary files an interrupted apply left are removed where the rendered
+ * files do not lead (those beside them are the caller's to sweep, see removeLeftovers): in the state
+ * directory (the record's own atomic writes, a history entry being written, with its backups) and
+ * beside what that apply was writing (a skill no longer rendered). `swept` counts them.
  */
 export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]; swept: number } {
-  const swept = removeLeftovers(stateTempDirs(loaded.dir));
+  const swept = removeLeftovers(leftoverDirs(loaded));
   return { backups: writePlan(plan, loaded), swept };
 }
 

@@ -65,6 +65,11 @@ export interface LoadedRecord {
   /** The record file's text as read (null when absent): an unchanged record is not rewritten. */
   text: string | null;
   warnings: string[];
+  /**
+   * The paths an interrupted apply was writing (its history entry has no record after it): its
+   * temporary files may be beside them even where nothing is rendered now.
+   */
+  interrupted: string[];
 }
 
 interface JournalChange {
@@ -122,18 +127,23 @@ export function loadRecord(dir: string, root: string): LoadedRecord {
     else record = parsed;
   }
   // An unusable record is not patched up from the history: kanon starts afresh, as it says.
-  return { dir, record: warnings.length > 0 ? record : reconcile(dir, record), text, warnings };
+  if (warnings.length > 0) return { dir, record, text, warnings, interrupted: [] };
+  return { dir, text, warnings, ...reconcile(dir, record) };
 }
 
 /**
  * An apply killed after its history entry was written and before the record was: ownership of each
  * changed path is what the disk shows (the new state where the new bytes landed, else the old one).
  */
-function reconcile(dir: string, record: OwnershipRecord | null): OwnershipRecord | null {
+function reconcile(
+  dir: string,
+  record: OwnershipRecord | null,
+): { record: OwnershipRecord | null; interrupted: string[] } {
   const id = applyIds(dir).at(-1);
-  if (id === undefined || id === record?.lastApply) return record;
+  if (id === undefined || id === record?.lastApply) return { record, interrupted: [] };
   const journal = readJournal(dir, id);
-  if (!journal || (journal.previous?.lastApply ?? null) !== (record?.lastApply ?? null)) return record;
+  if (!journal || (journal.previous?.lastApply ?? null) !== (record?.lastApply ?? null))
+    return { record, interrupted: [] };
   const { previous, next } = journal;
   const out: OwnershipRecord = { ...next, files: { ...next.files }, entries: { ...next.entries } };
   out.dirs = [...new Set([...(previous?.dirs ?? []), ...next.dirs])];
@@ -146,7 +156,7 @@ function reconcile(dir: string, record: OwnershipRecord | null): OwnershipRecord
     }
   }
   out.lastApply = id;
-  return out;
+  return { record: out, interrupted: journal.changes.map((c) => c.path) };
 }
 
 /** Whether the disk shows the change's result. */
@@ -340,9 +350,14 @@ export function runUndo(dir: string, plan: UndoPlan): void {
   rmSync(join(dir, "applies", plan.id), { recursive: true, force: true });
 }
 
-/** The directories of the state directory where an interrupted kanon may have left temporary files. */
-export function stateTempDirs(dir: string): string[] {
-  return [dir, join(dir, "applies")];
+/**
+ * Where an interrupted kanon may have left temporary files that the rendered files do not lead to:
+ * the state directory, and beside each file an interrupted apply was writing.
+ */
+export function leftoverDirs(loaded: LoadedRecord): string[] {
+  return [
+    ...new Set([loaded.dir, join(loaded.dir, "applies"), ...loaded.interrupted.map((p) => dirname(p))]),
+  ];
 }
 
 /** Temp file beside `path` (pid-named, see removeLeftovers), flushed, then renamed over it. */

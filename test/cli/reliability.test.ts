@@ -61,6 +61,40 @@ describe("after an apply interrupted while writing the state directory", () => {
   });
 });
 
+describe("after an apply killed while writing files that are no longer rendered", () => {
+  it("the next apply removes the temporary files beside them, named by the interrupted apply's history", () => {
+    yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
+    expect(k("apply", "--yes").status).toBe(0);
+    const roots = join(s.home, ".local/state/kanon/roots");
+    const root = join(roots, readdirSync(roots)[0]!);
+    const record = JSON.parse(readFileSync(join(root, "record.json"), "utf8"));
+    // An apply that was writing a skill, killed before it wrote its record; kanon.yaml has no skill now.
+    const skill = join(s.home, ".claude/skills/gone");
+    mkdirSync(skill, { recursive: true });
+    const pid = deadPid();
+    writeFileSync(join(skill, `.SKILL.md.kanon-${pid}-0123456789ab.tmp`), "x\n");
+    const id = "999999-20260101T000000Z-abcdef";
+    mkdirSync(join(root, "applies", id));
+    const change = { path: join(skill, "SKILL.md"), agent: "claude", action: "create", before: null };
+    writeFileSync(
+      join(root, "applies", id, "apply.json"),
+      JSON.stringify({
+        version: 1,
+        id,
+        root: s.home,
+        time: "2026-01-01T00:00:00.000Z",
+        previous: record,
+        next: { ...record, lastApply: id },
+        changes: [{ ...change, after: { sha256: "0", mode: "0644" }, backup: null }],
+      }),
+    );
+    expect(k("apply", "--yes").stdout).toBe(
+      "Removed 1 temporary file(s) left by an interrupted apply.\nNo changes.\n",
+    );
+    expect(readdirSync(skill)).toEqual([]);
+  });
+});
+
 describe("bytes that are not UTF-8", () => {
   it("in an instruction file are written as they are", () => {
     yaml("version: 1\ninstructions:\n  files: [instructions/a.md]\n");
