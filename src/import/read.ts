@@ -50,7 +50,13 @@ export interface Imported {
 /** A skill file larger than this is not copied (the skill is skipped with a warning). */
 const MAX_SKILL_FILE = 10 * 1024 * 1024;
 
-export async function importMachine(o: ImportOptions): Promise<Imported> {
+export async function importMachine(options: ImportOptions): Promise<Imported> {
+  // Every agent read is a possible target; the agents off by default join the home's `agents:` list
+  // below only when something was found for them.
+  const universe = AGENTS.map((a) => a.manifest.id).filter(
+    (id) => options.allAgents.includes(id) || options.agents.some((a) => a.manifest.id === id),
+  );
+  const o: ImportOptions = { ...options, allAgents: universe };
   if (o.secretPolicy !== "keep")
     throw new KanonError(
       `unsupported secret policy ${JSON.stringify(o.secretPolicy)}; only "keep" is implemented`,
@@ -63,7 +69,7 @@ export async function importMachine(o: ImportOptions): Promise<Imported> {
   const files: HomeFile[] = [];
   const at = (p: ScopedPath) => destination(p, o.scope);
 
-  const instructions = importInstructions(o, at, files);
+  const instructions = importInstructions(o, options.allAgents, at, files);
   const skills = await importSkills(o, at, files, warnings);
 
   const servers: FoundServer[] = [];
@@ -84,7 +90,7 @@ export async function importMachine(o: ImportOptions): Promise<Imported> {
     const text = readText(hookPath, warnings);
     if (text === null) continue;
     try {
-      const read = agent.readHooks(text);
+      const read = agent.readHooks(text, hookPath);
       if (m.import.hookFile && read.document !== undefined)
         warnings.push(...secretWarnings(read.document, `${m.id}.${m.import.hookFile.secretPath}`));
       warnings.push(...read.warnings);
@@ -97,17 +103,53 @@ export async function importMachine(o: ImportOptions): Promise<Imported> {
   const neutralHooks = importHooks(hooks, o.allAgents, o.scope.kind, o.hookNames);
   warnings.push(...mcp.warnings, ...neutralHooks.warnings);
 
+  const config: KanonConfig = {
+    version: 1,
+    instructions: { files: instructions.files },
+    skills,
+    mcp: { servers: mcp.servers },
+    hooks: neutralHooks.hooks,
+    metadata: { generated_by: "kanon import" },
+  };
+  return { config: homeAgents(config, options.allAgents, universe, instructions.found), files, warnings };
+}
+
+/**
+ * The home's agents: the default ones plus each other agent something was found for, listed in
+ * `agents:` when that differs from the default. Targets that name every one of them are dropped.
+ */
+function homeAgents(
+  c: KanonConfig,
+  defaults: readonly string[],
+  universe: readonly string[],
+  instructionAgents: readonly string[],
+): KanonConfig {
+  const found = new Set(instructionAgents);
+  const targeted = (t: string[] | undefined) => {
+    for (const id of t ?? universe) found.add(id);
+  };
+  for (const f of c.instructions.files) if (typeof f !== "string") targeted(f.targets);
+  for (const s of c.skills) targeted(s.targets);
+  for (const s of Object.values(c.mcp.servers)) targeted(s.targets);
+  for (const h of c.hooks) targeted(h.targets);
+  const agents = universe.filter((id) => defaults.includes(id) || found.has(id));
+  const every = (t: string[] | undefined) => !!t && agents.every((id) => t.includes(id));
+  const untarget = <T extends { targets?: string[] }>(x: T): T => {
+    if (!every(x.targets)) return x;
+    const { targets: _, ...rest } = x;
+    return rest as T;
+  };
   return {
-    config: {
-      version: 1,
-      instructions: { files: instructions },
-      skills,
-      mcp: { servers: mcp.servers },
-      hooks: neutralHooks.hooks,
-      metadata: { generated_by: "kanon import" },
+    ...c,
+    ...(agents.length === defaults.length ? {} : { agents }),
+    instructions: {
+      files: c.instructions.files.map((f) =>
+        typeof f !== "string" && every(f.targets) ? (f.path ?? "") : f,
+      ),
     },
-    files,
-    warnings,
+    skills: c.skills.map(untarget).filter((s) => s.targets !== undefined),
+    mcp: { servers: Object.fromEntries(Object.entries(c.mcp.servers).map(([n, s]) => [n, untarget(s)])) },
+    hooks: c.hooks.map(untarget),
   };
 }
 
@@ -179,12 +221,14 @@ function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warning
   return out;
 }
 
+/** The instruction files, and the agents a text was found for. */
 function importInstructions(
   o: ImportOptions,
+  defaults: readonly string[],
   at: (p: ScopedPath) => string | null,
   files: HomeFile[],
-): InstructionFile[] {
-  if (o.instructionPolicy === "skip") return [];
+): { files: InstructionFile[]; found: string[] } {
+  if (o.instructionPolicy === "skip") return { files: [], found: [] };
   const primaries = new Map(o.agents.map((a) => [a.manifest.id, at(a.manifest.instructions)]));
   const found: { agent: Agent; path: string; text: string }[] = [];
   for (const agent of o.agents) {
@@ -206,27 +250,36 @@ function importInstructions(
     const ids = agents.map((a) => a.manifest.id);
     return o.agents.every((a) => ids.includes(a.manifest.id)) ? rel : { path: rel, targets: ids };
   };
+  const ids = found.map((f) => f.agent.manifest.id);
+  const result = (list: InstructionFile[]) => ({ files: list, found: ids });
   const texts = [...new Set(found.map((f) => f.text))];
   const all = found.map((f) => f.agent);
   const policy = o.instructionPolicy;
   if (texts.length === 0) {
     if (o.allAgents.includes(policy)) throw notFound(policy, at);
-    return [];
+    return result([]);
   }
   if (o.allAgents.includes(policy)) {
     const f = found.find((x) => x.agent.manifest.id === policy);
     if (!f) throw notFound(policy, at);
-    return [write("instructions/imported.md", f.text, o.agents)];
+    return result([write("instructions/imported.md", f.text, o.agents)]);
   }
-  if (policy === "merge") return [write("instructions/imported.md", texts.join("\n\n"), all)];
-  if (texts.length === 1) return [write("instructions/imported.md", texts[0]!, all)];
+  if (policy === "merge") return result([write("instructions/imported.md", texts.join("\n\n"), all)]);
+  if (texts.length === 1) return result([write("instructions/imported.md", texts[0]!, all)]);
   if (policy === "per-agent") {
-    return texts.map((text) => {
-      const agents = found.filter((f) => f.text === text).map((f) => f.agent);
-      return write(`instructions/${agents[0]!.manifest.id}.md`, text, agents);
-    });
+    return result(
+      texts.map((text) => {
+        const agents = found.filter((f) => f.text === text).map((f) => f.agent);
+        return write(`instructions/${agents[0]!.manifest.id}.md`, text, agents);
+      }),
+    );
   }
-  const choices = [...o.allAgents, "merge", "per-agent"];
+  // The agents that have a text, and the default ones (the reference's message).
+  const choices = [
+    ...o.allAgents.filter((a) => defaults.includes(a) || ids.includes(a)),
+    "merge",
+    "per-agent",
+  ];
   throw new KanonError(
     `agent instruction files differ; rerun with --instruction-policy ${choices.join(", ")}, or skip`,
   );

@@ -52,6 +52,7 @@ const HOOK_FIELDS = [
 ] as const;
 /** Lists that read best on one line. */
 const FLOW_KEYS = new Set([
+  "agents",
   "targets",
   "args",
   "include",
@@ -75,6 +76,7 @@ export const plainHook = (h: HookEntry) => pick(h, HOOK_FIELDS);
 /** The config as plain data in schema order, empty sections left out (version and metadata stay). */
 export function plainConfig(c: KanonConfig): Record<string, unknown> {
   const out: Record<string, unknown> = { version: c.version };
+  if (c.agents) out.agents = c.agents;
   if (c.instructions.files.length > 0) out.instructions = { files: c.instructions.files };
   if (c.skills.length > 0) out.skills = c.skills.map(plainSkill);
   const names = Object.keys(c.mcp.servers);

@@ -1,7 +1,7 @@
 /** `kanon import` (alias `add`): the machine's agent settings → a Kanon home (reference §1.3.8, §5.8). */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_IDS, selectAgents } from "../../agents/index.js";
+import { AGENT_IDS, AGENTS, selectAgents } from "../../agents/index.js";
 import type { HookNames } from "../../core/import/hooks.js";
 import { applyChanges } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
@@ -28,8 +28,10 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   if (opts.hookNames !== "command" && opts.hookNames !== "go")
     throw new KanonError(`unsupported hook names ${JSON.stringify(opts.hookNames)}; use command or go`);
   const paths = pathsOf(flags, io);
+  const all = flags.agent === "" || flags.agent === "all";
   const imported = await importMachine({
-    agents: selectAgents(flags.agent),
+    // Every agent kanon knows is read; those off by default join `agents:` only when found.
+    agents: all ? AGENTS : selectAgents(flags.agent),
     // "Every agent" (no targets) means the agents a home without an `agents:` list renders for.
     allAgents: selectAgents("all").map((a) => a.manifest.id),
     scope: scopeOf(flags, io),

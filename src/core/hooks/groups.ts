@@ -30,15 +30,34 @@ export function hookGroups(
   return events;
 }
 
+/** How an agent's Claude-shaped hook document is read back. */
+export interface HookGroupsRead {
+  /** Word in `skipped unsupported <agent> <label> field`. */
+  label: string;
+  /** The file's path, for the lines about hooks left where they are. */
+  path: string;
+  /**
+   * Handlers that kanon wrote have names starting with this (Gemini CLI): only they are imported,
+   * under their own names; the user's handlers stay where they are, each reported.
+   */
+  namePrefix?: string;
+  /** The file is the agent's MCP file too, whose reader reports its other keys (and scans secrets). */
+  sharedWithMcp?: boolean;
+}
+
 /** The Claude-shaped hook document read back (import): each handler is one hook, in file order. */
-export function readHookGroups(manifest: AgentManifest, text: string, label: string): HookRead {
+export function readHookGroups(manifest: AgentManifest, text: string, o: HookGroupsRead): HookRead {
   const agent = manifest.id;
+  const { label, namePrefix } = o;
   const doc: unknown = JSON.parse(text.replace(/^\uFEFF/, "") || "{}");
-  const out: HookRead = { hooks: [], named: false, order: "event", warnings: [], document: doc };
+  const out: HookRead = { hooks: [], named: namePrefix !== undefined, order: "event", warnings: [] };
   if (!isPlainObject(doc)) throw new Error("top level is not an object");
-  for (const key of Object.keys(doc)) {
-    if (key !== "hooks")
-      out.warnings.push(`skipped unsupported ${agent} ${label} field ${JSON.stringify(key)}`);
+  if (!o.sharedWithMcp) {
+    out.document = doc;
+    for (const key of Object.keys(doc)) {
+      if (key !== "hooks")
+        out.warnings.push(`skipped unsupported ${agent} ${label} field ${JSON.stringify(key)}`);
+    }
   }
   const events = doc.hooks;
   if (events === undefined) return out;
@@ -87,14 +106,23 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
           left("handler ", problem);
           continue;
         }
+        if (namePrefix !== undefined) {
+          const name = handler.name;
+          if (typeof name !== "string" || !name.startsWith(namePrefix)) {
+            out.warnings.push(
+              `left ${agent} hook ${JSON.stringify(event)} (${JSON.stringify(handler.command ?? handler.type ?? "")}) in ${o.path} where it is: kanon did not write it (its name does not start with ${JSON.stringify(namePrefix)}) and would add a copy beside it`,
+            );
+            continue;
+          }
+        }
         for (const key of Object.keys(handler)) {
-          if (!HANDLER_FIELDS.has(key))
+          if (!HANDLER_FIELDS.has(key) && !(namePrefix !== undefined && key === "name"))
             out.warnings.push(
               `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
             );
         }
         const h: NativeHook = {
-          name: "",
+          name: namePrefix !== undefined ? (handler.name as string).slice(namePrefix.length) : "",
           neutralEvent: byNative.get(event) ?? event,
           event,
           matcher: { kind: "all" },
