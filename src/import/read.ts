@@ -342,10 +342,11 @@ async function importSkills(
       }
     }
   }
-  return skills
-    .map((s) => ({ s, targets: o.allAgents.filter((a) => s.agents.includes(a)) }))
-    .filter(({ targets }) => targets.length < o.allAgents.length)
-    .map(({ s, targets }) => ({ name: s.name, targets }));
+  // A skill every agent has needs no entry; homeAgents drops those entries once it counted them.
+  return skills.map((s) => {
+    const targets = o.allAgents.filter((a) => s.agents.includes(a));
+    return targets.length < o.allAgents.length ? { name: s.name, targets } : { name: s.name };
+  });
 }
 
 async function scanRoot(
