@@ -13,6 +13,7 @@ import {
   type ToStringOptions,
   visit,
 } from "yaml";
+import { AGENTS } from "../agents/index.js";
 import { deepEqual } from "../formats/values.js";
 import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { instructionPath } from "../model/config.js";
@@ -163,6 +164,25 @@ export function mergeConfigYaml(m: MergeInput): MergeResult {
   };
   const differs = (what: string, ours: unknown, theirs: unknown) =>
     `${what} differs from kanon.yaml${m.force ? "; replaced by the imported one" : "; kept kanon.yaml's (--force replaces it)"}\n  kanon.yaml: ${JSON.stringify(ours)}\n  imported:   ${JSON.stringify(theirs)}`;
+
+  // Agents found on this machine that the home does not render for join its `agents:` list.
+  const homeAgents =
+    m.existing.agents ?? AGENTS.filter((a) => a.manifest.defaultOn).map((a) => a.manifest.id);
+  const newAgents = (m.imported.agents ?? []).filter((a) => !homeAgents.includes(a));
+  if (newAgents.length > 0) {
+    const list = doc.createNode([...homeAgents, ...newAgents]);
+    list.flow = true;
+    const top = doc.contents;
+    if (doc.has("agents") || !isMap(top)) doc.set("agents", list);
+    else {
+      // Right after `version:`, where the schema has it.
+      const at = top.items.findIndex((p) => isScalar(p.key) && p.key.value === "version") + 1;
+      top.items.splice(at, 0, doc.createPair("agents", list) as (typeof top.items)[number]);
+    }
+    changes.push(
+      `added ${newAgents.join(", ")} to agents (entries without targets render for ${newAgents.length > 1 ? "them" : "it"} too)`,
+    );
+  }
 
   // Instruction files.
   const paths = new Set(m.existing.instructions.files.map(instructionPath));

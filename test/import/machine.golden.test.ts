@@ -18,7 +18,8 @@ beforeEach(() => {
   s = sandbox();
 });
 afterEach(() => s.cleanup());
-const machine = (name: string) => cpSync(join(ROOT, "test/fixtures/import", name), s.home, { recursive: true });
+const machine = (name: string) =>
+  cpSync(join(ROOT, "test/fixtures/import", name), s.home, { recursive: true });
 
 const golden = (name: string, text: string) => {
   const path = join(GOLDEN, name);
