@@ -8,14 +8,16 @@ import { basename, join } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { AGENTS } from "../agents/index.js";
+import { targetsAgent } from "../core/hooks/support.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
 import { secretWarnings } from "../core/import/secrets.js";
 import { destination } from "../core/render.js";
+import { providerSkillName } from "../core/skill-names.js";
 import { isPlainObject } from "../formats/values.js";
 import type { InstructionFile, KanonConfig, SkillEntry } from "../model/config.js";
 import type { Agent, ScopedPath } from "../model/manifest.js";
-import type { TreeFile } from "../model/source.js";
+import type { Source, TreeFile } from "../model/source.js";
 import { compareBytes, trimSpace } from "../model/text.js";
 import { KanonError, type Scope } from "../model/types.js";
 import { hashSkillFiles } from "../providers/hash.js";
@@ -32,6 +34,11 @@ export interface ImportOptions {
   instructionPolicy: string;
   secretPolicy: string;
   hookNames: HookNames;
+  /**
+   * The existing Kanon home, loaded with its kanon.lock: skills that are exactly what one of its git
+   * providers renders come back as that provider's entry instead of local copies.
+   */
+  home?: Source;
 }
 
 /** A file for the Kanon home, relative to it. */
@@ -147,7 +154,8 @@ function homeAgents(
         typeof f !== "string" && every(f.targets) ? (f.path ?? "") : f,
       ),
     },
-    skills: c.skills.map(untarget).filter((s) => s.targets !== undefined),
+    // A local skill for every agent needs no entry (its folder says it); a provider always does.
+    skills: c.skills.map(untarget).filter((s) => s.git || s.targets !== undefined),
     mcp: { servers: Object.fromEntries(Object.entries(c.mcp.servers).map(([n, s]) => [n, untarget(s)])) },
     hooks: c.hooks.map(untarget),
   };
@@ -313,7 +321,7 @@ async function importSkills(
   warnings: string[],
 ): Promise<SkillEntry[]> {
   const ownRoots = new Map(o.agents.map((a) => [a.manifest.id, at(a.manifest.skills.root)]));
-  const skills: FoundSkill[] = [];
+  const scanned: { id: string; root: string; found: ScannedSkill[] }[] = [];
   for (const agent of o.agents) {
     const id = agent.manifest.id;
     const roots = [agent.manifest.skills.root, ...(agent.manifest.import?.skillRoots ?? [])]
@@ -321,45 +329,99 @@ async function importSkills(
       .filter((r, i, all): r is string => r !== null && all.indexOf(r) === i)
       // Another imported agent's own root holds that agent's skills.
       .filter((r) => ![...ownRoots].some(([other, root]) => other !== id && root === r));
-    for (const root of roots) {
-      for (const found of await scanRoot(root, warnings)) {
-        const same = skills.find((s) => s.dir === found.dir && s.hash === found.hash);
-        if (same) {
-          if (!same.agents.includes(id)) same.agents.push(id);
-          continue;
-        }
-        let name = found.dir;
-        if (skills.some((s) => s.name === name)) {
-          name = `${id}-${found.dir}`;
-          for (let i = 2; skills.some((s) => s.name === name); i++) name = `${id}-${found.dir}-${i}`;
-          warnings.push(
-            `skill ${JSON.stringify(found.dir)} in ${root} differs from one already imported; imported as ${JSON.stringify(name)}`,
-          );
-        }
-        skills.push({ name, dir: found.dir, hash: found.hash, agents: [id] });
-        for (const f of found.files)
-          files.push({ rel: `skills/${name}/${f.rel}`, content: f.content, mode: f.mode });
+    for (const root of roots) scanned.push({ id, root, found: await scanRoot(root, warnings) });
+  }
+  const providers = o.home ? providerSkills(o, o.home, ownRoots, scanned) : [];
+
+  const skills: FoundSkill[] = [];
+  for (const { id, root, found: list } of scanned) {
+    for (const found of list) {
+      const same = skills.find((s) => s.dir === found.dir && s.hash === found.hash);
+      if (same) {
+        if (!same.agents.includes(id)) same.agents.push(id);
+        continue;
       }
+      let name = found.dir;
+      if (skills.some((s) => s.name === name)) {
+        name = `${id}-${found.dir}`;
+        for (let i = 2; skills.some((s) => s.name === name); i++) name = `${id}-${found.dir}-${i}`;
+        warnings.push(
+          `skill ${JSON.stringify(found.dir)} in ${root} differs from one already imported; imported as ${JSON.stringify(name)}`,
+        );
+      }
+      skills.push({ name, dir: found.dir, hash: found.hash, agents: [id] });
+      for (const f of found.files)
+        files.push({ rel: `skills/${name}/${f.rel}`, content: f.content, mode: f.mode });
     }
   }
   // A skill every agent has needs no entry; homeAgents drops those entries once it counted them.
-  return skills.map((s) => {
-    const targets = o.allAgents.filter((a) => s.agents.includes(a));
-    return targets.length < o.allAgents.length ? { name: s.name, targets } : { name: s.name };
-  });
+  const target = (agents: readonly string[]) => {
+    const targets = o.allAgents.filter((a) => agents.includes(a));
+    return targets.length < o.allAgents.length ? { targets } : {};
+  };
+  return [
+    ...skills.map((s) => ({ name: s.name, ...target(s.agents) })),
+    ...providers.map((p) => {
+      const { targets: _, ...entry } = p.entry;
+      return { ...entry, ...target(p.agents) };
+    }),
+  ];
 }
 
-async function scanRoot(
-  root: string,
-  warnings: string[],
-): Promise<{ dir: string; hash: string; files: TreeFile[] }[]> {
+/**
+ * Git providers of the existing home whose every child skill an agent has, exactly as kanon renders
+ * it, in its own skill root: those skills come back as the provider's entry (kanon.lock pins it),
+ * not as local copies. They are taken out of `scanned`.
+ */
+function providerSkills(
+  o: ImportOptions,
+  home: Source,
+  ownRoots: Map<string, string | null>,
+  scanned: { id: string; root: string; found: ScannedSkill[] }[],
+): { entry: SkillEntry; agents: string[] }[] {
+  const out: { entry: SkillEntry; agents: string[] }[] = [];
+  for (const provider of home.providers) {
+    const agents: string[] = [];
+    for (const agent of o.agents) {
+      const id = agent.manifest.id;
+      const own = scanned.find((x) => x.id === id && x.root === ownRoots.get(id));
+      if (!own || !targetsAgent(provider.targets, id) || provider.children.length === 0) continue;
+      const names = provider.children.map((child) => {
+        const name = providerSkillName(agent.manifest.skills.providerNaming, provider.name, child.name);
+        const files = child.files.map((f) =>
+          f.rel === "SKILL.md" && home.renameSkillMd
+            ? { ...f, content: home.renameSkillMd(f.content, name) }
+            : f,
+        );
+        return { name, key: skillKey(files) };
+      });
+      if (!names.every((n) => own.found.some((f) => f.dir === n.name && f.hash === n.key))) continue;
+      own.found = own.found.filter((f) => !names.some((n) => n.name === f.dir));
+      agents.push(id);
+    }
+    if (agents.length > 0) out.push({ entry: home.config.skills[provider.entryIndex]!, agents });
+  }
+  return out;
+}
+
+/** What makes two skill folders the same: their files and modes. */
+const skillKey = (files: readonly TreeFile[]) =>
+  hashSkillFiles(files) + files.map((f) => f.mode.toString(8)).join(",");
+
+interface ScannedSkill {
+  dir: string;
+  hash: string;
+  files: TreeFile[];
+}
+
+async function scanRoot(root: string, warnings: string[]): Promise<ScannedSkill[]> {
   let names: string[];
   try {
     names = readdirSync(root).sort(compareBytes);
   } catch {
     return [];
   }
-  const out: { dir: string; hash: string; files: TreeFile[] }[] = [];
+  const out: ScannedSkill[] = [];
   for (const dir of names) {
     const abs = join(root, dir);
     const st = lstatSync(abs, { throwIfNoEntry: false });
@@ -381,8 +443,7 @@ async function scanRoot(
         onSpecial: problem("not a regular file"),
       });
       for (const f of files) if (f.content.length > MAX_SKILL_FILE) problem("larger than 10 MiB")(f.rel);
-      const hash = hashSkillFiles(files) + files.map((f) => f.mode.toString(8)).join(",");
-      out.push({ dir, hash, files });
+      out.push({ dir, hash: skillKey(files), files });
     } catch (e) {
       warnings.push(`skipped skill ${abs}: ${(e as Error).message}`);
     }

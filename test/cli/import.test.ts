@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanupTemp, createRepo, skillMd } from "../providers/helpers.js";
 import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
 
 let s: Sandbox;
@@ -875,5 +876,86 @@ metadata:
     expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
       "# mine\nversion: 1\nagents: [codex, claude, opencode, gemini]\n\nmcp:\n  servers:\n    a:\n      command: a\n    g:\n      command: g\n      targets: [gemini]\n",
     );
+  });
+});
+
+describe("git skill providers", () => {
+  afterEach(() => cleanupTemp());
+
+  it("skills exactly as the home's pinned provider renders them come back as its entry, not as copies", () => {
+    const repo = createRepo(
+      { "review/SKILL.md": skillMd("review"), "lint/SKILL.md": skillMd("lint"), "lint/run.sh": "lint\n" },
+      { name: "team-skills" },
+    );
+    mkdirSync(kh);
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      `version: 1\nagents: [claude, opencode, gemini]\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n`,
+    );
+    expect(k("lock").status).toBe(0);
+    expect(k("apply", "--yes").status).toBe(0);
+    // Gemini's copy of one child was edited: for Gemini the provider is no longer what is on disk.
+    writeFileSync(join(s.home, ".gemini/skills/team-skills-lint/run.sh"), "lint --fix\n");
+    machine({ ".claude/skills/mine/SKILL.md": skillMd("mine") });
+
+    const r = k("import", "--write", "--force");
+    expect(r).toMatchObject({ status: 0, stderr: "" });
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+      `version: 1
+agents: [codex, claude, opencode, gemini]
+skills:
+  - name: mine
+    targets: [claude]
+  - name: team-skills-lint
+    targets: [gemini]
+  - name: team-skills-review
+    targets: [gemini]
+  - git:
+      url: ${repo.url}
+      ref: main
+    targets: [claude, opencode]
+metadata:
+  generated_by: kanon import
+`,
+    );
+    expect(listFiles(join(kh, "skills"))).toEqual([
+      "mine/SKILL.md",
+      "team-skills-lint/SKILL.md",
+      "team-skills-lint/run.sh",
+      "team-skills-review/SKILL.md",
+    ]);
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("without a home to read them from, they are local skills", () => {
+    const repo = createRepo({ "review/SKILL.md": skillMd("review") }, { name: "team" });
+    const home = join(s.work, "h");
+    mkdirSync(home);
+    writeFileSync(
+      join(home, "kanon.yaml"),
+      `version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude]\n`,
+    );
+    expect(s.run(["--home", home, "apply", "--yes"]).status).toBe(0);
+    expect(k("import").stdout).toBe(
+      "version: 1\nskills:\n  - name: team:review\n    targets: [claude]\nmetadata:\n  generated_by: kanon import\n",
+    );
+  });
+
+  it("a provider that does not load is a warning, and its skills are local skills", () => {
+    mkdirSync(kh);
+    const url = `file://${join(s.work, "missing.git")}`;
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      `version: 1\nskills:\n  - git:\n      url: ${url}\n      ref: main\n`,
+    );
+    machine({ ".claude/skills/x/SKILL.md": skillMd("x") });
+    const r = k("import");
+    expect(r.status).toBe(0);
+    expect(warnings(r.stderr)).toEqual([
+      expect.stringMatching(
+        /^warning: could not load the Kanon home's git skill providers \(.+\); their skills are imported as local skills$/,
+      ),
+    ]);
+    expect(r.stdout).toContain("  - name: x\n    targets: [claude]\n");
   });
 });

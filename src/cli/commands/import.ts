@@ -8,11 +8,14 @@ import type { Change } from "../../destination/plan.js";
 import { type HomeFile, type Imported, importMachine } from "../../import/read.js";
 import { configYaml, mergeConfigYaml, type SkillMerge } from "../../import/yaml.js";
 import { type InstructionFile, instructionPath } from "../../model/config.js";
+import type { Source } from "../../model/source.js";
 import { KanonError } from "../../model/types.js";
 import { hashSkillFiles } from "../../providers/hash.js";
+import { loadLock } from "../../providers/lock-file.js";
 import { readTree } from "../../providers/tree.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { loadSource } from "../../source/source.js";
+import { type GlobalFlags, type Io, out, progressOf, warn } from "../context.js";
 import { pathsOf, scopeOf } from "../pipeline.js";
 
 export interface ImportFlags {
@@ -28,6 +31,7 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   if (opts.hookNames !== "command" && opts.hookNames !== "go")
     throw new KanonError(`unsupported hook names ${JSON.stringify(opts.hookNames)}; use command or go`);
   const paths = pathsOf(flags, io);
+  const home = await homeProviders(paths, io);
   const all = flags.agent === "" || flags.agent === "all";
   const imported = await importMachine({
     // Every agent kanon knows is read; those off by default join `agents:` only when found.
@@ -38,6 +42,7 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
     instructionPolicy: opts.instructionPolicy,
     secretPolicy: opts.secretPolicy,
     hookNames: opts.hookNames as HookNames,
+    ...(home ? { home } : {}),
   });
   warn(io, imported.warnings);
   if (opts.merge) return mergeCommand(paths, imported, opts, io);
@@ -52,6 +57,29 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   // All files at once or none: the same staged writes as apply.
   applyChanges([...imported.files.map((f) => homeChange(paths.home, f)), textChange(paths.config, yaml)]);
   out(io, `Wrote imported config to ${paths.config}\n`);
+}
+
+/**
+ * The existing home loaded with its kanon.lock when it has git skill providers, so that their skills
+ * come back as the provider entries; without it (or when it does not load) they come back as local
+ * skills.
+ */
+async function homeProviders(paths: ReturnType<typeof pathsOf>, io: Io): Promise<Source | undefined> {
+  if (!existsSync(paths.config)) return undefined;
+  try {
+    const { config } = await loadConfig(paths, AGENT_IDS);
+    if (!config.skills.some((s) => s.git && s.enabled !== false)) return undefined;
+    return await loadSource(config, paths, {
+      lock: await loadLock(paths.home),
+      env: io.env,
+      ...progressOf(io),
+    });
+  } catch (e) {
+    warn(io, [
+      `could not load the Kanon home's git skill providers (${(e as Error).message.split("\n")[0]}); their skills are imported as local skills`,
+    ]);
+    return undefined;
+  }
 }
 
 /** `--merge`: add what the home lacks, report what differs, replace it only with --force. */
