@@ -82,8 +82,14 @@ export function readHookGroups(manifest: AgentManifest, text: string, o: HookGro
         left("item ", "hooks is not a list");
         continue;
       }
+      // A group with none of kanon's handlers is the user's: each handler is reported below, once.
+      const ours =
+        namePrefix === undefined ||
+        item.hooks.some(
+          (h) => isPlainObject(h) && typeof h.name === "string" && h.name.startsWith(namePrefix),
+        );
       for (const key of Object.keys(item)) {
-        if (key !== "hooks" && key !== "matcher")
+        if (ours && key !== "hooks" && key !== "matcher")
           out.warnings.push(
             `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
           );
@@ -92,7 +98,7 @@ export function readHookGroups(manifest: AgentManifest, text: string, o: HookGro
         left("item ", "matcher is not a string");
         continue;
       }
-      if (item.hooks.length > 1)
+      if (ours && item.hooks.length > 1)
         out.warnings.push(
           `${agent} hook event ${JSON.stringify(event)} has ${item.hooks.length} handlers in one group; kanon writes each as its own group`,
         );
