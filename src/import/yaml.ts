@@ -14,6 +14,7 @@ import {
   visit,
 } from "yaml";
 import { AGENTS } from "../agents/index.js";
+import { HANDLER_FIELDS } from "../core/hooks/vocabulary.js";
 import { deepEqual } from "../formats/values.js";
 import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { instructionPath } from "../model/config.js";
@@ -40,17 +41,8 @@ const SERVER_FIELDS = [
   "targets",
   "enabled",
 ] as const;
-const HOOK_FIELDS = [
-  "name",
-  "event",
-  "matcher",
-  "type",
-  "command",
-  "args",
-  "timeout",
-  "async",
-  "targets",
-] as const;
+/** kanon.yaml's order: the handler fields of every type (command, args, …, url, …) in the vocabulary's. */
+const HOOK_FIELDS = ["name", "event", "matcher", "type", ...HANDLER_FIELDS, "targets"];
 /** Lists that read best on one line. */
 const FLOW_KEYS = new Set([
   "agents",
@@ -61,6 +53,7 @@ const FLOW_KEYS = new Set([
   "env_vars",
   "enabled_tools",
   "disabled_tools",
+  "allowed_env_vars",
 ]);
 
 function pick<T extends object>(value: T, fields: readonly string[]): Record<string, unknown> {

@@ -131,6 +131,7 @@ function readHooks(text: string, path: string): HookRead {
       matcher: { kind: "all" },
       type: "command",
       command,
+      fields: {},
     };
     if (matcher) h.matcherText = matcher;
     if (timeout !== undefined) h.timeout = toSeconds(timeout, kimiManifest.hooks.timeouts.unit);
