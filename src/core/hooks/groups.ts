@@ -4,7 +4,7 @@
  * with the same event and matcher are not coalesced (byte-compatible with the Go original). Gemini
  * CLI's settings.json `hooks` has the same shape, with named handlers.
  */
-import { isPlainObject } from "../../formats/values.js";
+import { isPlainObject, setOwn } from "../../formats/values.js";
 import type { AgentManifest, HookRead, HookTimeouts, NativeHook } from "../../model/manifest.js";
 
 export function hookGroups(
@@ -27,7 +27,8 @@ export function hookGroups(
     if (h.matcherText) group.matcher = h.matcherText;
     const list = Object.hasOwn(events, h.event) ? events[h.event]! : [];
     list.push(group);
-    events[h.event] = list;
+    // An event Claude does not know is passed through as written, even `__proto__`.
+    setOwn(events, h.event, list);
   }
   return events;
 }
