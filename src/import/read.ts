@@ -57,13 +57,9 @@ export interface Imported {
 /** A skill file larger than this is not copied (the skill is skipped with a warning). */
 const MAX_SKILL_FILE = 10 * 1024 * 1024;
 
-export async function importMachine(options: ImportOptions): Promise<Imported> {
-  // Every agent read is a possible target; the agents off by default join the home's `agents:` list
-  // below only when something was found for them.
-  const universe = AGENTS.map((a) => a.manifest.id).filter(
-    (id) => options.allAgents.includes(id) || options.agents.some((a) => a.manifest.id === id),
-  );
-  const o: ImportOptions = { ...options, allAgents: universe };
+export function checkPolicies(
+  o: Pick<ImportOptions, "secretPolicy" | "instructionPolicy" | "allAgents">,
+): void {
   if (o.secretPolicy !== "keep")
     throw new KanonError(
       `unsupported secret policy ${JSON.stringify(o.secretPolicy)}; only "keep" is implemented`,
@@ -71,6 +67,16 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
   const policies = [...o.allAgents, ...INSTRUCTION_POLICIES];
   if (!policies.includes(o.instructionPolicy))
     throw new KanonError(`unsupported instruction policy ${JSON.stringify(o.instructionPolicy)}`);
+}
+
+export async function importMachine(options: ImportOptions): Promise<Imported> {
+  // Every agent read is a possible target; the agents off by default join the home's `agents:` list
+  // below only when something was found for them.
+  const universe = AGENTS.map((a) => a.manifest.id).filter(
+    (id) => options.allAgents.includes(id) || options.agents.some((a) => a.manifest.id === id),
+  );
+  const o: ImportOptions = { ...options, allAgents: universe };
+  checkPolicies(o);
 
   const warnings: string[] = [];
   const files: HomeFile[] = [];
