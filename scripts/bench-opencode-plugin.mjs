@@ -25,6 +25,8 @@ try {
     bundle: true,
     format: "esm",
     platform: "node",
+    // As scripts/build.mjs: jsonc-parser's ESM build (its UMD one requires files dynamically).
+    mainFields: ["module", "main"],
     write: false,
     plugins: [rawText],
     logLevel: "silent",
