@@ -1,6 +1,7 @@
 /** Gemini CLI settings.json read back (kanon import): `mcpServers` entries and kanon's hook groups. */
 import { readHookGroups } from "../../core/hooks/groups.js";
 import {
+  finishMcpRead,
   isStringList,
   isStringMap,
   leftRaw,
@@ -63,9 +64,7 @@ function readMcpServer(name: string, entry: unknown): McpRead {
         warnings.push(skippedField(agent, name, key));
     }
   }
-  if (!s.command && !s.url)
-    return { server: null, warnings: [leftRaw(agent, name, "it has no command or url")] };
-  return { server: s, warnings };
+  return finishMcpRead(agent, name, s, warnings);
 }
 
 export const geminiImport: Pick<Agent, "readMcpServer" | "readOtherMcpKey" | "readHooks"> = {

@@ -3,6 +3,7 @@ import { parse as parseToml } from "smol-toml";
 import { parseTOML } from "toml-eslint-parser";
 import { toSeconds } from "../../core/hooks/groups.js";
 import {
+  finishMcpRead,
   isStringList,
   isStringMap,
   leftRaw,
@@ -69,9 +70,7 @@ function readMcpServer(name: string, entry: unknown): McpRead {
         warnings.push(skippedField(agent, name, key));
     }
   }
-  if (!s.command && !s.url)
-    return { server: null, warnings: [leftRaw(agent, name, "it has no command or url")] };
-  return { server: s, warnings };
+  return finishMcpRead(agent, name, s, warnings);
 }
 
 /** config.toml's `[[hooks]]`: kanon's tables (marked on their header line) come back under their names. */
