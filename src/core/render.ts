@@ -12,7 +12,7 @@ import { compareBytes, joinInstructions } from "../model/text.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
-import { namespacedSkillName, slugSkillName } from "./skill-names.js";
+import { providerSkillName } from "./skill-names.js";
 
 /** Bytes of instruction files that are not UTF-8 were decoded as escapes (formats/utf8.ts) and come back as they were. */
 const text = (s: string) => encodeText(s);
@@ -108,10 +108,7 @@ function renderSkills(agent: Agent, source: Source, root: string): TargetFile[] 
   for (const provider of source.providers) {
     if (!targetsAgent(provider.targets, id)) continue;
     for (const child of provider.children) {
-      const name =
-        agent.manifest.skills.providerNaming === "slug"
-          ? slugSkillName(provider.name, child.name)
-          : namespacedSkillName(provider.name, child.name);
+      const name = providerSkillName(agent.manifest.skills.providerNaming, provider.name, child.name);
       claim(name, `git skill provider "${provider.name}"`);
       for (const f of child.files) {
         const content = f.rel === "SKILL.md" ? source.renameSkillMd!(f.content, name) : f.content;

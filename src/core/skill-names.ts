@@ -1,4 +1,5 @@
 /** The names provider skills render under (reference §4.3); the manifest's `providerNaming` picks one. */
+import type { SkillCapabilities } from "../model/manifest.js";
 
 /** Codex and Claude: `<provider>:<child>`. */
 export const namespacedSkillName = (provider: string, child: string): string => `${provider}:${child}`;
@@ -24,4 +25,13 @@ export function slugSkillName(provider: string, child: string): string {
   let name = out.replace(/^-+|-+$/g, "");
   if (name.length > 64) name = name.slice(0, 64).replace(/-+$/, "");
   return name === "" ? "skill" : name;
+}
+
+/** The name a provider's child skill renders under for an agent with this naming. */
+export function providerSkillName(
+  naming: SkillCapabilities["providerNaming"],
+  provider: string,
+  child: string,
+): string {
+  return naming === "slug" ? slugSkillName(provider, child) : namespacedSkillName(provider, child);
 }

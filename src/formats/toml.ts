@@ -153,6 +153,16 @@ function writeTableLike(out: string[], path: readonly string[], value: unknown):
 }
 
 /**
+ * The owner label of a `[[key]]` table whose header line, from the end of its key on, is `rest`
+ * (`]] # kanon: guard` → "guard"); null when the line has no `# <marker>` comment.
+ */
+export function ownerLabel(rest: string, marker: string): string | null {
+  const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const m = new RegExp(`^\\s*\\]\\]\\s*#\\s*${escaped}(?::|\\s|$)(.*)$`).exec(rest.replace(/\r?\n$/, ""));
+  return m ? m[1]!.replace(/^ /, "") : null;
+}
+
+/**
  * `[[key]]` tables that carry an owner comment on their header line (`[[hooks]] # kanon: guard`),
  * separated by blank lines. Members are written inline (`k = v`, nested values as inline tables).
  */

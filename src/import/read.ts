@@ -8,14 +8,16 @@ import { basename, join } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { AGENTS } from "../agents/index.js";
+import { targetsAgent } from "../core/hooks/support.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
 import { secretWarnings } from "../core/import/secrets.js";
 import { destination } from "../core/render.js";
+import { providerSkillName } from "../core/skill-names.js";
 import { isPlainObject } from "../formats/values.js";
 import type { InstructionFile, KanonConfig, SkillEntry } from "../model/config.js";
 import type { Agent, ScopedPath } from "../model/manifest.js";
-import type { TreeFile } from "../model/source.js";
+import type { Source, TreeFile } from "../model/source.js";
 import { compareBytes, trimSpace } from "../model/text.js";
 import { KanonError, type Scope } from "../model/types.js";
 import { hashSkillFiles } from "../providers/hash.js";
@@ -32,6 +34,11 @@ export interface ImportOptions {
   instructionPolicy: string;
   secretPolicy: string;
   hookNames: HookNames;
+  /**
+   * The existing Kanon home, loaded with its kanon.lock: skills that are exactly what one of its git
+   * providers renders come back as that provider's entry instead of local copies.
+   */
+  home?: Source;
 }
 
 /** A file for the Kanon home, relative to it. */
@@ -62,14 +69,20 @@ export function checkPolicies(
     throw new KanonError(`unsupported instruction policy ${JSON.stringify(o.instructionPolicy)}`);
 }
 
-export async function importMachine(o: ImportOptions): Promise<Imported> {
+export async function importMachine(options: ImportOptions): Promise<Imported> {
+  // Every agent read is a possible target; the agents off by default join the home's `agents:` list
+  // below only when something was found for them.
+  const universe = AGENTS.map((a) => a.manifest.id).filter(
+    (id) => options.allAgents.includes(id) || options.agents.some((a) => a.manifest.id === id),
+  );
+  const o: ImportOptions = { ...options, allAgents: universe };
   checkPolicies(o);
 
   const warnings: string[] = [];
   const files: HomeFile[] = [];
   const at = (p: ScopedPath) => destination(p, o.scope);
 
-  const instructions = importInstructions(o, at, files);
+  const instructions = importInstructions(o, options.allAgents, at, files);
   const skills = await importSkills(o, at, files, warnings);
 
   const servers: FoundServer[] = [];
@@ -90,7 +103,7 @@ export async function importMachine(o: ImportOptions): Promise<Imported> {
     const text = readText(hookPath, warnings);
     if (text === null) continue;
     try {
-      const read = agent.readHooks(text);
+      const read = agent.readHooks(text, hookPath);
       if (m.import.hookFile && read.document !== undefined)
         warnings.push(...secretWarnings(read.document, `${m.id}.${m.import.hookFile.secretPath}`));
       warnings.push(...read.warnings);
@@ -103,17 +116,54 @@ export async function importMachine(o: ImportOptions): Promise<Imported> {
   const neutralHooks = importHooks(hooks, o.allAgents, o.scope.kind, o.hookNames);
   warnings.push(...mcp.warnings, ...neutralHooks.warnings);
 
+  const config: KanonConfig = {
+    version: 1,
+    instructions: { files: instructions.files },
+    skills,
+    mcp: { servers: mcp.servers },
+    hooks: neutralHooks.hooks,
+    metadata: { generated_by: "kanon import" },
+  };
+  return { config: homeAgents(config, options.allAgents, universe, instructions.found), files, warnings };
+}
+
+/**
+ * The home's agents: the default ones plus each other agent something was found for, listed in
+ * `agents:` when that differs from the default. Targets that name every one of them are dropped.
+ */
+function homeAgents(
+  c: KanonConfig,
+  defaults: readonly string[],
+  universe: readonly string[],
+  instructionAgents: readonly string[],
+): KanonConfig {
+  const found = new Set(instructionAgents);
+  const targeted = (t: string[] | undefined) => {
+    for (const id of t ?? universe) found.add(id);
+  };
+  for (const f of c.instructions.files) if (typeof f !== "string") targeted(f.targets);
+  for (const s of c.skills) targeted(s.targets);
+  for (const s of Object.values(c.mcp.servers)) targeted(s.targets);
+  for (const h of c.hooks) targeted(h.targets);
+  const agents = universe.filter((id) => defaults.includes(id) || found.has(id));
+  const every = (t: string[] | undefined) => !!t && agents.every((id) => t.includes(id));
+  const untarget = <T extends { targets?: string[] }>(x: T): T => {
+    if (!every(x.targets)) return x;
+    const { targets: _, ...rest } = x;
+    return rest as T;
+  };
   return {
-    config: {
-      version: 1,
-      instructions: { files: instructions },
-      skills,
-      mcp: { servers: mcp.servers },
-      hooks: neutralHooks.hooks,
-      metadata: { generated_by: "kanon import" },
+    ...c,
+    ...(agents.length === defaults.length ? {} : { agents }),
+    instructions: {
+      files: c.instructions.files.map((f) =>
+        typeof f !== "string" && every(f.targets) ? (f.path ?? "") : f,
+      ),
     },
-    files,
-    warnings,
+    // A local skill for every agent needs no entry (its folder says it); a provider always does.
+    skills: c.skills.map(untarget).filter((s) => s.git || s.targets !== undefined),
+    mcp: { servers: Object.fromEntries(Object.entries(c.mcp.servers).map(([n, s]) => [n, untarget(s)])) },
+    hooks: c.hooks.map(untarget),
   };
 }
 
@@ -185,12 +235,14 @@ function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warning
   return out;
 }
 
+/** The instruction files, and the agents a text was found for. */
 function importInstructions(
   o: ImportOptions,
+  defaults: readonly string[],
   at: (p: ScopedPath) => string | null,
   files: HomeFile[],
-): InstructionFile[] {
-  if (o.instructionPolicy === "skip") return [];
+): { files: InstructionFile[]; found: string[] } {
+  if (o.instructionPolicy === "skip") return { files: [], found: [] };
   const primaries = new Map(o.agents.map((a) => [a.manifest.id, at(a.manifest.instructions)]));
   const found: { agent: Agent; path: string; text: string }[] = [];
   for (const agent of o.agents) {
@@ -212,27 +264,36 @@ function importInstructions(
     const ids = agents.map((a) => a.manifest.id);
     return o.agents.every((a) => ids.includes(a.manifest.id)) ? rel : { path: rel, targets: ids };
   };
+  const ids = found.map((f) => f.agent.manifest.id);
+  const result = (list: InstructionFile[]) => ({ files: list, found: ids });
   const texts = [...new Set(found.map((f) => f.text))];
   const all = found.map((f) => f.agent);
   const policy = o.instructionPolicy;
   if (texts.length === 0) {
     if (o.allAgents.includes(policy)) throw notFound(policy, at);
-    return [];
+    return result([]);
   }
   if (o.allAgents.includes(policy)) {
     const f = found.find((x) => x.agent.manifest.id === policy);
     if (!f) throw notFound(policy, at);
-    return [write("instructions/imported.md", f.text, o.agents)];
+    return result([write("instructions/imported.md", f.text, o.agents)]);
   }
-  if (policy === "merge") return [write("instructions/imported.md", texts.join("\n\n"), all)];
-  if (texts.length === 1) return [write("instructions/imported.md", texts[0]!, all)];
+  if (policy === "merge") return result([write("instructions/imported.md", texts.join("\n\n"), all)]);
+  if (texts.length === 1) return result([write("instructions/imported.md", texts[0]!, all)]);
   if (policy === "per-agent") {
-    return texts.map((text) => {
-      const agents = found.filter((f) => f.text === text).map((f) => f.agent);
-      return write(`instructions/${agents[0]!.manifest.id}.md`, text, agents);
-    });
+    return result(
+      texts.map((text) => {
+        const agents = found.filter((f) => f.text === text).map((f) => f.agent);
+        return write(`instructions/${agents[0]!.manifest.id}.md`, text, agents);
+      }),
+    );
   }
-  const choices = [...o.allAgents, "merge", "per-agent"];
+  // The agents that have a text, and the default ones (the reference's message).
+  const choices = [
+    ...o.allAgents.filter((a) => defaults.includes(a) || ids.includes(a)),
+    "merge",
+    "per-agent",
+  ];
   throw new KanonError(
     `agent instruction files differ; rerun with --instruction-policy ${choices.join(", ")}, or skip`,
   );
@@ -266,7 +327,7 @@ async function importSkills(
   warnings: string[],
 ): Promise<SkillEntry[]> {
   const ownRoots = new Map(o.agents.map((a) => [a.manifest.id, at(a.manifest.skills.root)]));
-  const skills: FoundSkill[] = [];
+  const scanned: { id: string; root: string; found: ScannedSkill[] }[] = [];
   for (const agent of o.agents) {
     const id = agent.manifest.id;
     const roots = [agent.manifest.skills.root, ...(agent.manifest.import?.skillRoots ?? [])]
@@ -274,44 +335,99 @@ async function importSkills(
       .filter((r, i, all): r is string => r !== null && all.indexOf(r) === i)
       // Another imported agent's own root holds that agent's skills.
       .filter((r) => ![...ownRoots].some(([other, root]) => other !== id && root === r));
-    for (const root of roots) {
-      for (const found of await scanRoot(root, warnings)) {
-        const same = skills.find((s) => s.dir === found.dir && s.hash === found.hash);
-        if (same) {
-          if (!same.agents.includes(id)) same.agents.push(id);
-          continue;
-        }
-        let name = found.dir;
-        if (skills.some((s) => s.name === name)) {
-          name = `${id}-${found.dir}`;
-          for (let i = 2; skills.some((s) => s.name === name); i++) name = `${id}-${found.dir}-${i}`;
-          warnings.push(
-            `skill ${JSON.stringify(found.dir)} in ${root} differs from one already imported; imported as ${JSON.stringify(name)}`,
-          );
-        }
-        skills.push({ name, dir: found.dir, hash: found.hash, agents: [id] });
-        for (const f of found.files)
-          files.push({ rel: `skills/${name}/${f.rel}`, content: f.content, mode: f.mode });
+    for (const root of roots) scanned.push({ id, root, found: await scanRoot(root, warnings) });
+  }
+  const providers = o.home ? providerSkills(o, o.home, ownRoots, scanned) : [];
+
+  const skills: FoundSkill[] = [];
+  for (const { id, root, found: list } of scanned) {
+    for (const found of list) {
+      const same = skills.find((s) => s.dir === found.dir && s.hash === found.hash);
+      if (same) {
+        if (!same.agents.includes(id)) same.agents.push(id);
+        continue;
       }
+      let name = found.dir;
+      if (skills.some((s) => s.name === name)) {
+        name = `${id}-${found.dir}`;
+        for (let i = 2; skills.some((s) => s.name === name); i++) name = `${id}-${found.dir}-${i}`;
+        warnings.push(
+          `skill ${JSON.stringify(found.dir)} in ${root} differs from one already imported; imported as ${JSON.stringify(name)}`,
+        );
+      }
+      skills.push({ name, dir: found.dir, hash: found.hash, agents: [id] });
+      for (const f of found.files)
+        files.push({ rel: `skills/${name}/${f.rel}`, content: f.content, mode: f.mode });
     }
   }
-  return skills
-    .map((s) => ({ s, targets: o.allAgents.filter((a) => s.agents.includes(a)) }))
-    .filter(({ targets }) => targets.length < o.allAgents.length)
-    .map(({ s, targets }) => ({ name: s.name, targets }));
+  // A skill every agent has needs no entry; homeAgents drops those entries once it counted them.
+  const target = (agents: readonly string[]) => {
+    const targets = o.allAgents.filter((a) => agents.includes(a));
+    return targets.length < o.allAgents.length ? { targets } : {};
+  };
+  return [
+    ...skills.map((s) => ({ name: s.name, ...target(s.agents) })),
+    ...providers.map((p) => {
+      const { targets: _, ...entry } = p.entry;
+      return { ...entry, ...target(p.agents) };
+    }),
+  ];
 }
 
-async function scanRoot(
-  root: string,
-  warnings: string[],
-): Promise<{ dir: string; hash: string; files: TreeFile[] }[]> {
+/**
+ * Git providers of the existing home whose every child skill an agent has, exactly as kanon renders
+ * it, in its own skill root: those skills come back as the provider's entry (kanon.lock pins it),
+ * not as local copies. They are taken out of `scanned`.
+ */
+function providerSkills(
+  o: ImportOptions,
+  home: Source,
+  ownRoots: Map<string, string | null>,
+  scanned: { id: string; root: string; found: ScannedSkill[] }[],
+): { entry: SkillEntry; agents: string[] }[] {
+  const out: { entry: SkillEntry; agents: string[] }[] = [];
+  for (const provider of home.providers) {
+    const agents: string[] = [];
+    for (const agent of o.agents) {
+      const id = agent.manifest.id;
+      const own = scanned.find((x) => x.id === id && x.root === ownRoots.get(id));
+      if (!own || !targetsAgent(provider.targets, id) || provider.children.length === 0) continue;
+      const names = provider.children.map((child) => {
+        const name = providerSkillName(agent.manifest.skills.providerNaming, provider.name, child.name);
+        const files = child.files.map((f) =>
+          f.rel === "SKILL.md" && home.renameSkillMd
+            ? { ...f, content: home.renameSkillMd(f.content, name) }
+            : f,
+        );
+        return { name, key: skillKey(files) };
+      });
+      if (!names.every((n) => own.found.some((f) => f.dir === n.name && f.hash === n.key))) continue;
+      own.found = own.found.filter((f) => !names.some((n) => n.name === f.dir));
+      agents.push(id);
+    }
+    if (agents.length > 0) out.push({ entry: home.config.skills[provider.entryIndex]!, agents });
+  }
+  return out;
+}
+
+/** What makes two skill folders the same: their files and modes. */
+const skillKey = (files: readonly TreeFile[]) =>
+  hashSkillFiles(files) + files.map((f) => f.mode.toString(8)).join(",");
+
+interface ScannedSkill {
+  dir: string;
+  hash: string;
+  files: TreeFile[];
+}
+
+async function scanRoot(root: string, warnings: string[]): Promise<ScannedSkill[]> {
   let names: string[];
   try {
     names = readdirSync(root).sort(compareBytes);
   } catch {
     return [];
   }
-  const out: { dir: string; hash: string; files: TreeFile[] }[] = [];
+  const out: ScannedSkill[] = [];
   for (const dir of names) {
     const abs = join(root, dir);
     const st = lstatSync(abs, { throwIfNoEntry: false });
@@ -333,8 +449,7 @@ async function scanRoot(
         onSpecial: problem("not a regular file"),
       });
       for (const f of files) if (f.content.length > MAX_SKILL_FILE) problem("larger than 10 MiB")(f.rel);
-      const hash = hashSkillFiles(files) + files.map((f) => f.mode.toString(8)).join(",");
-      out.push({ dir, hash, files });
+      out.push({ dir, hash: skillKey(files), files });
     } catch (e) {
       warnings.push(`skipped skill ${abs}: ${(e as Error).message}`);
     }

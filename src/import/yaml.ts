@@ -13,6 +13,7 @@ import {
   type ToStringOptions,
   visit,
 } from "yaml";
+import { AGENTS } from "../agents/index.js";
 import { HANDLER_FIELDS } from "../core/hooks/vocabulary.js";
 import { deepEqual } from "../formats/values.js";
 import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
@@ -44,6 +45,7 @@ const SERVER_FIELDS = [
 const HOOK_FIELDS = ["name", "event", "matcher", "type", ...HANDLER_FIELDS, "targets"];
 /** Lists that read best on one line. */
 const FLOW_KEYS = new Set([
+  "agents",
   "targets",
   "args",
   "include",
@@ -68,6 +70,7 @@ export const plainHook = (h: HookEntry) => pick(h, HOOK_FIELDS);
 /** The config as plain data in schema order, empty sections left out (version and metadata stay). */
 export function plainConfig(c: KanonConfig): Record<string, unknown> {
   const out: Record<string, unknown> = { version: c.version };
+  if (c.agents) out.agents = c.agents;
   if (c.instructions.files.length > 0) out.instructions = { files: c.instructions.files };
   if (c.skills.length > 0) out.skills = c.skills.map(plainSkill);
   const names = Object.keys(c.mcp.servers);
@@ -127,7 +130,7 @@ export interface SkillMerge {
 }
 
 /** What an import entry is: an instruction file, a skill, an MCP server or a hook. */
-export type EntryKind = "instructions" | "skill" | "mcp" | "hook";
+export type EntryKind = "agents" | "instructions" | "skill" | "mcp" | "hook";
 
 /** One change to the kanon.yaml document, decided from the configs alone (no parsing). */
 export interface MergeEdit {
@@ -201,6 +204,32 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
       name,
       text: `${kind === "mcp" ? "mcp server" : kind} ${JSON.stringify(name)} differs from kanon.yaml${m.force ? "; replaced by the imported one" : "; kept kanon.yaml's (--force replaces it)"}\n  kanon.yaml: ${JSON.stringify(ours)}\n  imported:   ${JSON.stringify(theirs)}`,
     });
+
+  // Agents found on this machine that the home does not render for join its `agents:` list.
+  const homeAgents =
+    m.existing.agents ?? AGENTS.filter((a) => a.manifest.defaultOn).map((a) => a.manifest.id);
+  const newAgents = (m.imported.agents ?? []).filter((a) => !homeAgents.includes(a));
+  if (newAgents.length > 0) {
+    const agents = [...homeAgents, ...newAgents];
+    edits.push({
+      kind: "agents",
+      name: "agents",
+      change: `added ${newAgents.join(", ")} to agents (entries without targets render for ${newAgents.length > 1 ? "them" : "it"} too)`,
+      replaces: false,
+      value: agents,
+      apply(doc) {
+        const list = doc.createNode(agents);
+        list.flow = true;
+        const top = doc.contents;
+        if (doc.has("agents") || !isMap(top)) doc.set("agents", list);
+        else {
+          // Right after `version:`, where the schema has it.
+          const at = top.items.findIndex((p) => isScalar(p.key) && p.key.value === "version") + 1;
+          top.items.splice(at, 0, doc.createPair("agents", list) as (typeof top.items)[number]);
+        }
+      },
+    });
+  }
 
   // Instruction files.
   const paths = new Set(m.existing.instructions.files.map(instructionPath));

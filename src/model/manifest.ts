@@ -287,8 +287,8 @@ export interface Agent {
   readMcpServer?(name: string, entry: unknown): McpRead;
   /** Import: warnings for a top-level MCP-file key other than `manifest.mcp.key`; null for the default. */
   readOtherMcpKey?(key: string, value: unknown): string[] | null;
-  /** Import: the hooks in the agent's hook file. Throws on text it cannot parse. */
-  readHooks?(text: string): HookRead;
+  /** Import: the hooks in the agent's hook file (at `path`). Throws on text it cannot parse. */
+  readHooks?(text: string, path: string): HookRead;
   /** Import: hook files beside `hookPath` that import cannot read (a user's own OpenCode plugins). */
   unreadableHookFiles?(hookPath: string): string[];
   /** Read-only check of the agent's own state for gated hooks (never writes it). */

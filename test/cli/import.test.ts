@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanupTemp, createRepo, skillMd } from "../providers/helpers.js";
 import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
 
 let s: Sandbox;
@@ -666,5 +667,303 @@ describe("instruction files with targets", () => {
       status: 1,
       stderr: 'kanon.yaml:5:17: instruction "instructions/claude.md" has unsupported target "vim"\n',
     });
+  });
+});
+
+describe("Gemini CLI and Kimi Code", () => {
+  /** A home for Gemini and Kimi, applied to the sandbox's HOME (or `project`). */
+  const applied = (yaml: string, project?: string) => {
+    const home = join(s.work, "h");
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "kanon.yaml"), yaml);
+    const scope = project ? ["--project", project] : [];
+    expect(s.run(["--home", home, ...scope, "apply", "--yes"]).status).toBe(0);
+  };
+  const HOOKS = `hooks:
+  - name: guard
+    event: PreToolUse
+    matcher: Bash|Edit
+    command: /usr/local/bin/guard
+    args: [--deny, rm -rf /]
+    timeout: 10
+  - name: log
+    event: PostToolUse
+    matcher: mcp__x__y
+    command: echo "$HOME" '$X' >> "\${LOG:-log}"
+    targets: [gemini]
+  - name: start
+    event: SessionStart
+    matcher: startup
+    command: cat notes.md
+    timeout: 5
+`;
+
+  it("Gemini and Kimi hooks and servers come back neutral; agents: lists them; diff says No changes.", () => {
+    applied(
+      `version: 1\nagents: [gemini, kimi]\nmcp:\n  servers:\n    remote:\n      url: https://mcp.example.com/mcp\n      env_headers:\n        X-Key: API_KEY\n      bearer_token_env_var: TOKEN\n      tool_timeout_sec: 30\n      enabled_tools: [search]\n    old:\n      type: sse\n      url: https://old.example.com/sse\n      startup_timeout_sec: 20\n      targets: [kimi]\n${HOOKS}`,
+    );
+    const r = k("import", "--write");
+    expect(r).toMatchObject({ status: 0, stderr: "" });
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+      `version: 1
+agents: [codex, claude, opencode, gemini, kimi]
+mcp:
+  servers:
+    remote:
+      url: https://mcp.example.com/mcp
+      env_headers:
+        X-Key: API_KEY
+      bearer_token_env_var: TOKEN
+      tool_timeout_sec: 30
+      enabled_tools: [search]
+      targets: [gemini, kimi]
+    old:
+      type: sse
+      url: https://old.example.com/sse
+      startup_timeout_sec: 20
+      targets: [kimi]
+hooks:
+  - name: guard
+    event: PreToolUse
+    matcher: Bash|Edit
+    command: /usr/local/bin/guard
+    args: [--deny, rm -rf /]
+    timeout: 10
+    targets: [gemini, kimi]
+  - name: start
+    event: SessionStart
+    matcher: startup
+    command: cat notes.md
+    timeout: 5
+    targets: [gemini, kimi]
+  - name: log
+    event: PostToolUse
+    matcher: mcp__x__y
+    command: echo "$HOME" '$X' >> "\${LOG:-log}"
+    targets: [gemini]
+metadata:
+  generated_by: kanon import
+`,
+    );
+    expect(k("diff").stdout).toBe("No changes.\n");
+    // One agent: the others keep rendering nothing of it.
+    const gemini = k("--agent", "gemini", "import");
+    expect(gemini.stdout).toContain("agents: [codex, claude, opencode, gemini]\n");
+    expect(gemini.stdout).not.toContain("old:");
+  });
+
+  it("project scope: Gemini's .gemini/settings.json hooks, Kimi's servers (Kimi has no project hooks)", () => {
+    const project = join(s.work, "project");
+    applied(
+      `version: 1\nagents: [gemini, kimi]\nmcp:\n  servers:\n    docs:\n      command: docs-mcp\n${HOOKS.replace(/timeout: 10\n/, "timeout: 10\n    targets: [gemini]\n").replace(/timeout: 5\n/, "timeout: 5\n    targets: [gemini]\n")}`,
+      project,
+    );
+    expect(k("--project", project, "import", "--write")).toMatchObject({ status: 0, stderr: "" });
+    const yaml = readFileSync(join(kh, "kanon.yaml"), "utf8");
+    expect(yaml).toContain("    docs:\n      command: docs-mcp\n      targets: [gemini, kimi]\n");
+    expect(yaml).toContain("  - name: guard\n");
+    expect(k("--project", project, "diff").stdout).toBe("No changes.\n");
+  });
+
+  it("the user's own hooks stay where they are, each reported with its file; kanon's come back", () => {
+    applied(`version: 1\nagents: [gemini, kimi]\n${HOOKS}`);
+    const settings = join(s.home, ".gemini/settings.json");
+    const doc = JSON.parse(readFileSync(settings, "utf8"));
+    doc.hooks.BeforeTool.unshift({
+      matcher: "write_file",
+      hooks: [{ type: "command", name: "scan", command: "$GEMINI_PROJECT_DIR/scan.sh" }],
+    });
+    doc.hooks.AfterAgent = [{ hooks: [{ type: "command", command: "say done" }] }];
+    writeFileSync(settings, JSON.stringify(doc, null, 2));
+    const config = join(s.home, ".kimi-code/config.toml");
+    writeFileSync(
+      config,
+      `default_model = "k2"\n[providers.m]\napi_key = "sk-live-1"\n\n[[hooks]]\nevent = "Stop"\ncommand = "say done"\n\n${readFileSync(config, "utf8")}`,
+    );
+    const r = k("import");
+    expect(warnings(r.stderr)).toEqual([
+      `warning: left gemini hook "BeforeTool" ("$GEMINI_PROJECT_DIR/scan.sh") in ${settings} where it is: kanon did not write it (its name does not start with "kanon:") and would add a copy beside it`,
+      `warning: left gemini hook "AfterAgent" ("say done") in ${settings} where it is: kanon did not write it (its name does not start with "kanon:") and would add a copy beside it`,
+      "warning: kept possible plaintext secret at kimi.config.providers.m.api_key because secret policy is keep",
+      'warning: skipped unsupported kimi config field "default_model"',
+      'warning: skipped unsupported kimi config field "providers"',
+      `warning: left kimi hook "Stop" ("say done") in ${config} where it is: kanon did not write it (its [[hooks]] header has no "# kanon:" comment) and would add a copy beside it`,
+    ]);
+    expect(r.stdout).toContain("  - name: guard\n    event: PreToolUse\n    matcher: Bash|Edit\n");
+    expect(r.stdout).not.toContain("say done");
+  });
+
+  it("servers: fields kanon does not write and values it cannot read are warnings naming server and field", () => {
+    machine({
+      ".gemini/settings.json": JSON.stringify({
+        theme: "dark",
+        mcpServers: {
+          a: { command: "a", cwd: "./x", trust: true, timeout: 1500, type: "stdio" },
+          b: { httpUrl: "https://b.example.com" },
+          c: "x",
+        },
+      }),
+      ".kimi-code/mcp.json": JSON.stringify({
+        other: 1,
+        mcpServers: { d: { command: "d", enabled: false, transport: 3, startupTimeoutMs: "5" } },
+      }),
+    });
+    const r = k("import");
+    expect(warnings(r.stderr)).toEqual([
+      'warning: skipped unsupported gemini settings field "theme"',
+      'warning: skipped unsupported gemini mcp server "a" field "cwd"',
+      'warning: skipped unsupported gemini mcp server "a" field "trust"',
+      'warning: skipped unsupported gemini mcp server "a" field "timeout" because it is not a whole number of seconds in milliseconds',
+      'warning: skipped unsupported gemini mcp server "a" field "type" because it is not "http" or "sse"',
+      'warning: left MCP server "b" raw for gemini because it has no command or url',
+      'warning: left MCP server "c" raw for gemini because it is not an object',
+      'warning: skipped unsupported kimi mcp field "other"',
+      'warning: skipped unsupported kimi mcp server "d" field "enabled"',
+      'warning: skipped unsupported kimi mcp server "d" field "transport" because it is not "stdio", "http" or "sse"',
+      'warning: skipped unsupported kimi mcp server "d" field "startupTimeoutMs" because it is not a whole number of seconds in milliseconds',
+    ]);
+    expect(r.stdout).toContain(
+      "    a:\n      command: a\n      targets: [gemini]\n    d:\n      command: d\n      targets: [kimi]\n",
+    );
+  });
+
+  it("files that do not parse are one warning each, and import goes on", () => {
+    machine({
+      ".gemini/settings.json": "{ not json",
+      ".kimi-code/config.toml": "[[hooks]\n",
+      ".kimi-code/AGENTS.md": "Kimi rules\n",
+    });
+    const r = k("import");
+    expect(r.status).toBe(0);
+    expect(warnings(r.stderr).map((w) => w.replace(/: [^:]*$/, ""))).toEqual([
+      `warning: could not parse ${join(s.home, ".gemini/settings.json")}`,
+      `warning: could not parse ${join(s.home, ".kimi-code/config.toml")}`,
+    ]);
+    expect(r.stdout).toContain(
+      "agents: [codex, claude, opencode, kimi]\ninstructions:\n  files:\n    - path: instructions/imported.md\n      targets: [kimi]\n",
+    );
+  });
+
+  it("instructions: GEMINI.md and Kimi's AGENTS.md; an agent policy and per-agent name them", () => {
+    machine({
+      ".gemini/GEMINI.md": "Gemini rules\n",
+      ".kimi-code/AGENTS.md": "Kimi rules\n",
+      ".claude/CLAUDE.md": "Claude rules\n",
+    });
+    expect(k("import").stderr).toBe(
+      "agent instruction files differ; rerun with --instruction-policy codex, claude, opencode, gemini, kimi, merge, per-agent, or skip\n",
+    );
+    const picked = k("import", "--instruction-policy", "gemini", "--write");
+    expect(picked.status).toBe(0);
+    expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe("Gemini rules\n");
+    const per = k("import", "--instruction-policy", "per-agent").stdout;
+    expect(per).toContain(
+      "    - path: instructions/claude.md\n      targets: [claude]\n    - path: instructions/gemini.md\n      targets: [gemini]\n    - path: instructions/kimi.md\n      targets: [kimi]\n",
+    );
+  });
+
+  it("a machine with nothing for Gemini or Kimi gets no agents: list", () => {
+    machine({ ".gemini/settings.json": JSON.stringify({ security: { auth: { selectedType: "x" } } }) });
+    const r = k("import");
+    expect(r.stdout).toBe("version: 1\nmetadata:\n  generated_by: kanon import\n");
+    expect(warnings(r.stderr)).toEqual(['warning: skipped unsupported gemini settings field "security"']);
+  });
+
+  it("--merge adds the agents found to the home's agents: list", () => {
+    mkdirSync(kh);
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      "# mine\nversion: 1\n\nmcp:\n  servers:\n    a:\n      command: a\n",
+    );
+    machine({ ".gemini/settings.json": JSON.stringify({ mcpServers: { g: { command: "g" } } }) });
+    const r = k("import", "--merge", "--write");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      `added gemini to agents (entries without targets render for it too)\nadded mcp server "g"\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+    );
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+      "# mine\nversion: 1\nagents: [codex, claude, opencode, gemini]\n\nmcp:\n  servers:\n    a:\n      command: a\n    g:\n      command: g\n      targets: [gemini]\n",
+    );
+  });
+});
+
+describe("git skill providers", () => {
+  afterEach(() => cleanupTemp());
+
+  it("skills exactly as the home's pinned provider renders them come back as its entry, not as copies", () => {
+    const repo = createRepo(
+      { "review/SKILL.md": skillMd("review"), "lint/SKILL.md": skillMd("lint"), "lint/run.sh": "lint\n" },
+      { name: "team-skills" },
+    );
+    mkdirSync(kh);
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      `version: 1\nagents: [claude, opencode, gemini]\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n`,
+    );
+    expect(k("lock").status).toBe(0);
+    expect(k("apply", "--yes").status).toBe(0);
+    // Gemini's copy of one child was edited: for Gemini the provider is no longer what is on disk.
+    writeFileSync(join(s.home, ".gemini/skills/team-skills-lint/run.sh"), "lint --fix\n");
+    machine({ ".claude/skills/mine/SKILL.md": skillMd("mine") });
+
+    const r = k("import", "--write", "--force");
+    expect(r).toMatchObject({ status: 0, stderr: "" });
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+      `version: 1
+agents: [codex, claude, opencode, gemini]
+skills:
+  - name: mine
+    targets: [claude]
+  - name: team-skills-lint
+    targets: [gemini]
+  - name: team-skills-review
+    targets: [gemini]
+  - git:
+      url: ${repo.url}
+      ref: main
+    targets: [claude, opencode]
+metadata:
+  generated_by: kanon import
+`,
+    );
+    expect(listFiles(join(kh, "skills"))).toEqual([
+      "mine/SKILL.md",
+      "team-skills-lint/SKILL.md",
+      "team-skills-lint/run.sh",
+      "team-skills-review/SKILL.md",
+    ]);
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("without a home to read them from, they are local skills", () => {
+    const repo = createRepo({ "review/SKILL.md": skillMd("review") }, { name: "team" });
+    const home = join(s.work, "h");
+    mkdirSync(home);
+    writeFileSync(
+      join(home, "kanon.yaml"),
+      `version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude]\n`,
+    );
+    expect(s.run(["--home", home, "apply", "--yes"]).status).toBe(0);
+    expect(k("import").stdout).toBe(
+      "version: 1\nskills:\n  - name: team:review\n    targets: [claude]\nmetadata:\n  generated_by: kanon import\n",
+    );
+  });
+
+  it("a provider that does not load is a warning, and its skills are local skills", () => {
+    mkdirSync(kh);
+    const url = `file://${join(s.work, "missing.git")}`;
+    writeFileSync(
+      join(kh, "kanon.yaml"),
+      `version: 1\nskills:\n  - git:\n      url: ${url}\n      ref: main\n`,
+    );
+    machine({ ".claude/skills/x/SKILL.md": skillMd("x") });
+    const r = k("import");
+    expect(r.status).toBe(0);
+    expect(warnings(r.stderr)).toEqual([
+      expect.stringMatching(
+        /^warning: could not load the Kanon home's git skill providers \(.+\); their skills are imported as local skills$/,
+      ),
+    ]);
+    expect(r.stdout).toContain("  - name: x\n    targets: [claude]\n");
   });
 });

@@ -1,11 +1,13 @@
 /**
- * A realistic machine (test/fixtures/import/machine: Claude settings with permissions and the
- * user's hooks, a Codex config.toml with comments and profiles, an OpenCode .jsonc with comments, a
- * user plugin, skills in several roots, per-agent instructions) imported by the built binary. The
- * kanon.yaml and the warnings are golden files: `UPDATE_GOLDEN=1 npx vitest run
+ * Realistic machines imported by the built binary. test/fixtures/import/machine: Claude settings
+ * with permissions and the user's hooks, a Codex config.toml with comments and profiles, an OpenCode
+ * .jsonc with comments, a user plugin, skills in several roots, per-agent instructions.
+ * test/fixtures/import/gemini-kimi: what kanon applied for Gemini CLI and Kimi Code, then the
+ * user's own settings, servers with fields kanon does not write, hooks of their own and a skill.
+ * The kanon.yaml, the warnings and the diff are golden files: `UPDATE_GOLDEN=1 npx vitest run
  * test/import/machine.golden.test.ts` rewrites them; review the diff.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
@@ -14,9 +16,10 @@ const GOLDEN = join(ROOT, "test/golden/import");
 let s: Sandbox;
 beforeEach(() => {
   s = sandbox();
-  cpSync(join(ROOT, "test/fixtures/import/machine"), s.home, { recursive: true });
 });
 afterEach(() => s.cleanup());
+const machine = (name: string) =>
+  cpSync(join(ROOT, "test/fixtures/import", name), s.home, { recursive: true });
 
 const golden = (name: string, text: string) => {
   const path = join(GOLDEN, name);
@@ -26,6 +29,7 @@ const golden = (name: string, text: string) => {
 };
 
 it("imports a realistic machine: kanon.yaml, files and warnings", () => {
+  machine("machine");
   const kh = join(s.work, "kh");
   const r = s.run(["--home", kh, "import", "--write", "--instruction-policy", "per-agent"]);
   expect(r.status).toBe(0);
@@ -49,4 +53,32 @@ it("imports a realistic machine: kanon.yaml, files and warnings", () => {
   // handlers are adopted where they are (layout and the two-handler group kept).
   const diff = s.run(["--home", kh, "diff"], { env: { GITHUB_TOKEN: "x" } }).stdout;
   expect(diff).toBe("No changes.\n");
+});
+
+it("imports Gemini CLI and Kimi Code: agents: lists them, kanon's hooks come back, the rest is reported", () => {
+  machine("gemini-kimi");
+  const kh = join(s.work, "kh");
+  const r = s.run(["--home", kh, "import", "--write"]);
+  expect(r.status).toBe(0);
+  golden("gemini-kimi.kanon.yaml", readFileSync(join(kh, "kanon.yaml"), "utf8"));
+  golden("gemini-kimi.warnings", r.stderr.replaceAll(s.home, "~"));
+  const files = readdirSync(kh, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(kh.length + 1))
+    .sort();
+  expect(files).toEqual([
+    "instructions/imported.md",
+    "kanon.yaml",
+    "skills/deploy/SKILL.md",
+    "skills/deploy/scripts/deploy.sh",
+    "skills/lint/SKILL.md",
+    "skills/notes/SKILL.md",
+  ]);
+  expect(statSync(join(kh, "skills/deploy/scripts/deploy.sh")).mode & 0o777).toBe(0o755);
+  // What it reported as skipped is all that diff would change: the server fields kanon does not
+  // write and kanon's own hook on an event it cannot express. The user's hooks stay where they are.
+  const diff = s.run(["--home", kh, "diff"], { env: { GITHUB_TOKEN: "x" } });
+  golden("gemini-kimi.diff", diff.stdout.replaceAll(s.home, "~"));
+  expect(diff.stdout).not.toContain("secret-scan");
+  expect(diff.stdout).not.toContain("notify-send");
 });

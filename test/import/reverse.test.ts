@@ -1,10 +1,13 @@
 /** The reverse maps import uses: tool IDs, quoted command lines, readable names, the secret scan. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { kimiManifest } from "../../src/agents/kimi/manifest.js";
 import { opencodeHooks } from "../../src/agents/opencode/hooks.js";
-import { commandLine } from "../../src/core/hooks/quote.js";
+import { readNames, writeNames } from "../../src/core/hooks/matcher.js";
+import { commandLine, protectFromExpansion, unprotectExpansion } from "../../src/core/hooks/quote.js";
 import { nameFromCommand, neutralToolNames, splitCommandLine } from "../../src/core/import/hooks.js";
 import { secretWarnings } from "../../src/core/import/secrets.js";
+import { ownerLabel } from "../../src/formats/toml.js";
 
 describe("neutralToolNames", () => {
   const tools = opencodeHooks.tools;
@@ -62,5 +65,59 @@ describe("secretWarnings", () => {
       "kept possible plaintext secret at codex.config.headers.Cookie because secret policy is keep",
       "kept possible plaintext secret at codex.config.list[0] because secret policy is keep",
     ]);
+  });
+});
+
+describe("readNames (an anchored list a regex-only dialect got)", () => {
+  const dialect = kimiManifest.hooks.matcher;
+  it("is the inverse of writeNames (property)", () => {
+    const name = fc.string({ minLength: 1, maxLength: 8 }).filter((n) => !n.includes("|"));
+    fc.assert(
+      fc.property(fc.array(name, { minLength: 1, maxLength: 4 }), (names) => {
+        expect(readNames(writeNames(names, dialect), dialect)).toEqual(names);
+      }),
+    );
+    expect(readNames("^(?:mcp__a\\-b__c|Bash)$", dialect)).toEqual(["mcp__a-b__c", "Bash"]);
+  });
+  it("has no answer for other regexes or for dialects with lists", () => {
+    for (const text of ["Bash", "^Bash$", "^(?:Ba.*)$", "^(?:a||b)$", "^(?:a)$x", "^(?:a\\d)$"])
+      expect(readNames(text, dialect)).toBeNull();
+    expect(readNames("^(?:Bash)$", { ...dialect, listSeparators: ["|"] })).toBeNull();
+  });
+});
+
+describe("unprotectExpansion (Gemini CLI's settings loader)", () => {
+  it("gives back the command protectFromExpansion was given (property)", () => {
+    const part = fc.constantFrom(
+      "$HOME",
+      "${X:-d}",
+      "'$Y'",
+      '"$Z"',
+      "\\$W",
+      '"\\$V"',
+      "$1",
+      "echo ",
+      " ",
+      "$$",
+      "'",
+      '"',
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 8 }), (parts) => {
+        const command = parts.join("");
+        const p = protectFromExpansion(command);
+        if ("command" in p) expect(unprotectExpansion(p.command)).toBe(command);
+      }),
+    );
+  });
+});
+
+describe("ownerLabel (kanon's [[hooks]] tables in Kimi's config.toml)", () => {
+  it("reads the label of a marked header line and nothing else", () => {
+    expect(ownerLabel("]] # kanon: guard rm\n", "kanon")).toBe("guard rm");
+    expect(ownerLabel("]] #kanon\r\n", "kanon")).toBe("");
+    expect(ownerLabel("]]\n", "kanon")).toBeNull();
+    expect(ownerLabel("]] # kanonical\n", "kanon")).toBeNull();
+    expect(ownerLabel("]] # mine\n", "kanon")).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Import is the inverse of render: for random homes H, rendering the home that `kanon import` makes
  * from the files `kanon apply` wrote for H gives exactly the files H renders (path, bytes and mode),
- * in both scopes. 40 runs per scope by default; `ROUNDTRIP_RUNS=150 npx vitest run
+ * in both scopes, for every agent (random `agents:` lists bring in Gemini CLI and Kimi Code). 40 runs per scope by default; `ROUNDTRIP_RUNS=150 npx vitest run
  * test/import/roundtrip.test.ts` searches longer.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { AGENT_IDS, AGENTS } from "../../src/agents/index.js";
+import { AGENT_IDS, AGENTS, selectAgents } from "../../src/agents/index.js";
 import { renderAll } from "../../src/core/render.js";
 import { applyChanges } from "../../src/destination/apply.js";
 import { planChanges } from "../../src/destination/plan.js";
@@ -21,9 +21,8 @@ import { loadConfig, resolvePaths } from "../../src/source/load.js";
 import { loadSource } from "../../src/source/source.js";
 import { validateConfig } from "../../src/source/validate.js";
 
-// Import reads the agents a home renders for by default (Kimi Code and Gemini CLI are not importable yet).
-const HOME_AGENTS = AGENTS.filter((a) => a.manifest.defaultOn);
-const HOME_IDS = HOME_AGENTS.map((a) => a.manifest.id);
+// "Every agent" (no targets) means the agents a home renders for by default.
+const DEFAULT_IDS = AGENTS.filter((a) => a.manifest.defaultOn).map((a) => a.manifest.id);
 
 const base = mkdtempSync(join(tmpdir(), "kanon-roundtrip-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -32,11 +31,12 @@ const env = { HOME: base };
 async function render(home: string, scope: Scope): Promise<TargetFile[] | null> {
   const paths = resolvePaths({ home }, env, scope.userHome, base);
   const loaded = await loadConfig(paths, AGENT_IDS);
-  const validation = await validateConfig(loaded.config, paths, HOME_AGENTS, scope.kind, env);
+  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, env);
   if (validation.errors.length > 0) return null;
   const source = await loadSource(loaded.config, paths, { lock: null, env });
+  const agents = selectAgents("all", loaded.config.agents);
   try {
-    return renderAll({ source, scope, agents: HOME_AGENTS, decisions: validation.decisions });
+    return renderAll({ source, scope, agents, decisions: validation.decisions });
   } catch (e) {
     // e.g. project AGENTS.md with different text for Codex and OpenCode: not a valid home.
     if (e instanceof KanonError) return null;
@@ -61,7 +61,7 @@ function writeHome(dir: string, home: Home): void {
   writeFileSync(join(dir, "kanon.yaml"), configYaml(home.config));
 }
 
-const targets = fc.option(fc.subarray([...HOME_IDS], { minLength: 1 }), { nil: undefined });
+const targets = fc.option(fc.subarray([...AGENT_IDS], { minLength: 1 }), { nil: undefined });
 const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
 const value = fc.oneof(
   fc.string({ maxLength: 12 }),
@@ -140,6 +140,8 @@ const hook: fc.Arbitrary<Omit<HookEntry, "name">> = fc
         "./format.sh",
         "printf '%s' x",
         "'a b' 'c'",
+        // Gemini CLI gets every $ protected from its settings loader.
+        "echo \"$HOME\" '$X' ${Y:-z}",
       ),
       type: fc.constantFrom(undefined, "command", "http", "mcp_tool", "prompt"),
       args: fc.array(value, { maxLength: 2 }),
@@ -194,6 +196,7 @@ const skill = fc.record({
 
 const homes: fc.Arbitrary<Home> = fc
   .record({
+    agents: fc.option(fc.subarray([...AGENT_IDS], { minLength: 1 }), { nil: undefined }),
     // Blank instruction files are left out: joined with others they leave extra blank lines (a Go
     // quirk) that no single imported file can reproduce.
     instructions: fc.array(
@@ -204,10 +207,11 @@ const homes: fc.Arbitrary<Home> = fc
     servers: fc.dictionary(word, server, { maxKeys: 3 }),
     hooks: fc.array(hook, { maxLength: 4 }),
   })
-  .map(({ instructions, skills, servers, hooks }) => {
+  .map(({ agents, instructions, skills, servers, hooks }) => {
     const files: Home["files"] = {};
     const config: KanonConfig = {
       version: 1,
+      ...(agents ? { agents } : {}),
       instructions: { files: [] },
       skills: [],
       mcp: { servers },
@@ -241,8 +245,8 @@ async function roundTrip(home: Home, project: boolean): Promise<void> {
   applyChanges((await planChanges(before!)).changes);
 
   const imported = await importMachine({
-    agents: HOME_AGENTS,
-    allAgents: HOME_IDS,
+    agents: AGENTS,
+    allAgents: DEFAULT_IDS,
     scope,
     instructionPolicy: "per-agent",
     secretPolicy: "keep",

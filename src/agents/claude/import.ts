@@ -12,5 +12,5 @@ export const claudeImport: Pick<Agent, "readMcpServer" | "readHooks"> = {
     if (s && s.type === (s.url ? "http" : "stdio")) delete s.type;
     return read;
   },
-  readHooks: (text) => readHookGroups(claudeManifest, text, "settings"),
+  readHooks: (text, path) => readHookGroups(claudeManifest, text, { label: "settings", path }),
 };

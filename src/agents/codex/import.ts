@@ -11,5 +11,5 @@ export const codexImport: Pick<Agent, "readMcpServer" | "readOtherMcpKey" | "rea
     if (key !== "profiles" || !isPlainObject(value)) return null;
     return Object.keys(value).map((p) => `skipped unsupported codex profiles field ${JSON.stringify(p)}`);
   },
-  readHooks: (text) => readHookGroups(codexManifest, text, "hooks"),
+  readHooks: (text, path) => readHookGroups(codexManifest, text, { label: "hooks", path }),
 };

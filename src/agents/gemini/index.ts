@@ -3,11 +3,9 @@ import { hookGroups } from "../../core/hooks/groups.js";
 import { encodeJson } from "../../formats/json.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
+import { GEMINI_HOOK_PREFIX, geminiImport } from "./import.js";
 import { geminiManifest } from "./manifest.js";
 import { geminiGatedHooks } from "./trust.js";
-
-/** Handler names kanon writes start with this: how kanon tells its hook groups from the user's. */
-const GEMINI_HOOK_PREFIX = "kanon:";
 
 /**
  * Gemini expands `$VAR`, `${VAR}` and `${VAR:-default}` in these strings when it loads the settings,
@@ -38,6 +36,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const gemini: Agent = {
   manifest: geminiManifest,
   mcpServer,
+  ...geminiImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     const managed = { hooks: hookGroups(hooks, { namePrefix: GEMINI_HOOK_PREFIX }) };

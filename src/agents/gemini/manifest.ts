@@ -94,6 +94,8 @@ export const geminiManifest: AgentManifest = {
     format: "json",
     key: "mcpServers",
   },
+  // settings.json is also the hook file: its MCP reader reports the other keys and scans secrets.
+  import: { mcpFile: { label: "settings", secretPath: "settings" } },
   hooks: {
     verified: VERIFIED,
     file: { user: ".gemini/settings.json", project: ".gemini/settings.json" },

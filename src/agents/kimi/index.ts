@@ -3,10 +3,8 @@
 import { encodeMarkedTables } from "../../formats/toml.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
+import { kimiImport, KIMI_HOOK_MARKER as MARKER } from "./import.js";
 import { kimiManifest } from "./manifest.js";
-
-/** kanon's `[[hooks]]` tables carry `# kanon: <hook name>` on their header line. */
-const MARKER = "kanon";
 
 function mcpServer(s: McpServer): Record<string, unknown> {
   const item: Record<string, unknown> = {};
@@ -36,6 +34,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const kimi: Agent = {
   manifest: kimiManifest,
   mcpServer,
+  ...kimiImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     // Kimi's schema is strict: exactly these keys, or it drops every hook.

@@ -131,6 +131,10 @@ export const kimiManifest: AgentManifest = {
     format: "json",
     key: "mcpServers",
   },
+  import: {
+    mcpFile: { label: "mcp", secretPath: "mcp" },
+    hookFile: { label: "config", secretPath: "config" },
+  },
   hooks: {
     verified: VERIFIED,
     // Kimi Code reads hooks from $KIMI_CODE_HOME/config.toml only: there are no project hooks.

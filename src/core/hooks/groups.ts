@@ -4,7 +4,7 @@
  * with the same event and matcher are not coalesced (byte-compatible with the Go original). Gemini
  * CLI's settings.json `hooks` has the same shape, with named handlers.
  */
-import { isPlainObject } from "../../formats/values.js";
+import { isPlainObject, setOwn } from "../../formats/values.js";
 import type { AgentManifest, HookRead, HookTimeouts, NativeHook } from "../../model/manifest.js";
 
 export function hookGroups(
@@ -27,20 +27,40 @@ export function hookGroups(
     if (h.matcherText) group.matcher = h.matcherText;
     const list = Object.hasOwn(events, h.event) ? events[h.event]! : [];
     list.push(group);
-    events[h.event] = list;
+    // An event Claude does not know is passed through as written, even `__proto__`.
+    setOwn(events, h.event, list);
   }
   return events;
 }
 
+/** How an agent's Claude-shaped hook document is read back. */
+export interface HookGroupsRead {
+  /** Word in `skipped unsupported <agent> <label> field`. */
+  label: string;
+  /** The file's path, for the lines about hooks left where they are. */
+  path: string;
+  /**
+   * Handlers that kanon wrote have names starting with this (Gemini CLI): only they are imported,
+   * under their own names; the user's handlers stay where they are, each reported.
+   */
+  namePrefix?: string;
+  /** The file is the agent's MCP file too, whose reader reports its other keys (and scans secrets). */
+  sharedWithMcp?: boolean;
+}
+
 /** The Claude-shaped hook document read back (import): each handler is one hook, in file order. */
-export function readHookGroups(manifest: AgentManifest, text: string, label: string): HookRead {
+export function readHookGroups(manifest: AgentManifest, text: string, o: HookGroupsRead): HookRead {
   const agent = manifest.id;
+  const { label, namePrefix } = o;
   const doc: unknown = JSON.parse(text.replace(/^\uFEFF/, "") || "{}");
-  const out: HookRead = { hooks: [], named: false, order: "event", warnings: [], document: doc };
+  const out: HookRead = { hooks: [], named: namePrefix !== undefined, order: "event", warnings: [] };
   if (!isPlainObject(doc)) throw new Error("top level is not an object");
-  for (const key of Object.keys(doc)) {
-    if (key !== "hooks")
-      out.warnings.push(`skipped unsupported ${agent} ${label} field ${JSON.stringify(key)}`);
+  if (!o.sharedWithMcp) {
+    out.document = doc;
+    for (const key of Object.keys(doc)) {
+      if (key !== "hooks")
+        out.warnings.push(`skipped unsupported ${agent} ${label} field ${JSON.stringify(key)}`);
+    }
   }
   const events = doc.hooks;
   if (events === undefined) return out;
@@ -65,8 +85,14 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
         left("item ", "hooks is not a list");
         continue;
       }
+      // A group with none of kanon's handlers is the user's: each handler is reported below, once.
+      const ours =
+        namePrefix === undefined ||
+        item.hooks.some(
+          (h) => isPlainObject(h) && typeof h.name === "string" && h.name.startsWith(namePrefix),
+        );
       for (const key of Object.keys(item)) {
-        if (key !== "hooks" && key !== "matcher")
+        if (ours && key !== "hooks" && key !== "matcher")
           out.warnings.push(
             `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
           );
@@ -75,7 +101,7 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
         left("item ", "matcher is not a string");
         continue;
       }
-      if (item.hooks.length > 1)
+      if (ours && item.hooks.length > 1)
         out.warnings.push(
           `${agent} hook event ${JSON.stringify(event)} has ${item.hooks.length} handlers in one group; kanon writes each as its own group`,
         );
@@ -91,16 +117,25 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
           left("handler ", problem);
           continue;
         }
+        if (namePrefix !== undefined) {
+          const name = handler.name;
+          if (typeof name !== "string" || !name.startsWith(namePrefix)) {
+            out.warnings.push(
+              `left ${agent} hook ${JSON.stringify(event)} (${JSON.stringify(handler.command ?? handler.type ?? "")}) in ${o.path} where it is: kanon did not write it (its name does not start with ${JSON.stringify(namePrefix)}) and would add a copy beside it`,
+            );
+            continue;
+          }
+        }
         const fields: Record<string, unknown> = {};
         for (const key of Object.keys(handler)) {
           if (others.has(key)) fields[key] = handler[key];
-          else if (!HANDLER_FIELDS.has(key))
+          else if (!HANDLER_FIELDS.has(key) && !(namePrefix !== undefined && key === "name"))
             out.warnings.push(
               `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
             );
         }
         const h: NativeHook = {
-          name: "",
+          name: namePrefix !== undefined ? (handler.name as string).slice(namePrefix.length) : "",
           neutralEvent: byNative.get(event) ?? event,
           event,
           matcher: { kind: "all" },

@@ -35,6 +35,31 @@ export function writeNames(names: string[], dialect: MatcherDialect): string {
   return `^(?:${names.map(escapeRegex).join("|")})$`;
 }
 
+/**
+ * The names of an anchored list `^(?:a|b)$` that `writeNames` wrote for a regex-only dialect, or null
+ * when `text` is not one (import reads it back as the exact list it came from).
+ */
+export function readNames(text: string, dialect: MatcherDialect): string[] | null {
+  if (dialect.listSeparators.length > 0 || !text.startsWith("^(?:") || !text.endsWith(")$")) return null;
+  const names: string[] = [];
+  let name = "";
+  for (let i = 4; i < text.length - 2; i++) {
+    const ch = text.charAt(i);
+    if (ch === "\\") {
+      const next = text.charAt(++i);
+      if (!ESCAPED.includes(next)) return null;
+      name += next;
+    } else if (ch === "|") {
+      names.push(name);
+      name = "";
+    } else if (ESCAPED.includes(ch)) return null;
+    else name += ch;
+  }
+  names.push(name);
+  if (names.some((n) => n === "")) return null;
+  return writeNames(names, dialect) === text ? names : null;
+}
+
 /** True when `text` already reads as this exact list of names in `dialect`. */
 export function isNativeList(text: string, names: string[], dialect: MatcherDialect): boolean {
   if (dialect.listSeparators.length === 0) return false;
@@ -48,6 +73,9 @@ function splitOn(text: string, separators: string[]): string[] {
   for (const s of separators) parts = parts.flatMap((p) => p.split(s));
   return parts;
 }
+
+/** The characters `escapeRegex` escapes. */
+const ESCAPED = ".*+?^${}()|[]\\-";
 
 function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");

@@ -69,3 +69,12 @@ export function protectFromExpansion(command: string): { command: string } | { p
     };
   return { command: out };
 }
+
+/**
+ * The command `protectFromExpansion` was given, for a command it returned (import): each `$` split
+ * from what follows by `''`, `""` or a line continuation is joined again. Import keeps it only when
+ * protecting it again gives back exactly the command found.
+ */
+export function unprotectExpansion(command: string): string {
+  return command.replace(/\$(?:''|""|\\\n)(?=[\w{])/g, "$$");
+}

@@ -8,7 +8,9 @@
 import type { HookEntry } from "../../model/config.js";
 import type { AgentManifest, HookRead, NativeHook } from "../../model/manifest.js";
 import type { Scope } from "../../model/types.js";
-import { commandLine } from "../hooks/quote.js";
+import { toSeconds } from "../hooks/groups.js";
+import { readNames } from "../hooks/matcher.js";
+import { commandLine, unprotectExpansion } from "../hooks/quote.js";
 import { decideHook } from "../hooks/support.js";
 import { NEUTRAL_TOOLS, neutralEvent } from "../hooks/vocabulary.js";
 
@@ -58,7 +60,11 @@ export function importHooks(
       const want = nativeKey(manifest, n, read.named);
       const render = (h: HookEntry, f: FoundHooks) => {
         const d = decideHook(h, 0, f.manifest, scope);
-        return d?.native ? nativeKey(f.manifest, d.native, f.read.named) : null;
+        if (!d?.native) return null;
+        // Rendered timeouts are in the agent's unit; read ones in seconds.
+        const t = d.native.timeout;
+        const native = t ? { ...d.native, timeout: toSeconds(t, f.manifest.hooks.timeouts.unit) } : d.native;
+        return nativeKey(f.manifest, native, f.read.named);
       };
       const self = { manifest, read };
       const valid = candidates(manifest, n).filter((c) => render(c, self) === want);
@@ -148,15 +154,23 @@ function candidates(m: AgentManifest, n: NativeHook): HookEntry[] {
 
   const commands: Pick<HookEntry, "command" | "args">[] = [];
   const argsHow = m.hooks.handlers[n.type || "command"]?.fields.args;
-  if (!n.args && n.command && argsHow?.support === "translated" && argsHow.how === "posix-command-line") {
-    const argv = splitCommandLine(n.command);
-    if (argv && argv.length > 1 && commandLine(argv) === n.command)
-      commands.push({ command: argv[0]!, args: argv.slice(1) });
+  // An agent that expands $VAR in its settings got the command with every $ protected: undo that first.
+  const texts: (string | undefined)[] = [n.command];
+  if (n.command !== undefined && m.hooks.expandsVariables) {
+    const plain = unprotectExpansion(n.command);
+    if (plain !== n.command) texts.unshift(plain);
   }
-  commands.push({
-    ...(n.command !== undefined ? { command: n.command } : {}),
-    ...(n.args && n.args.length > 0 ? { args: n.args } : {}),
-  });
+  for (const text of texts) {
+    if (!n.args && text && argsHow?.support === "translated" && argsHow.how === "posix-command-line") {
+      const argv = splitCommandLine(text);
+      if (argv && argv.length > 1 && commandLine(argv) === text)
+        commands.push({ command: argv[0]!, args: argv.slice(1) });
+    }
+    commands.push({
+      ...(text !== undefined ? { command: text } : {}),
+      ...(n.args && n.args.length > 0 ? { args: n.args } : {}),
+    });
+  }
 
   const out: HookEntry[] = [];
   for (const matcher of matcherTexts(m, n))
@@ -184,6 +198,13 @@ function matcherTexts(m: AgentManifest, n: NativeHook): (string | undefined)[] {
     return out;
   }
   const text = n.matcherText;
+  // An anchored list that kanon wrote for a regex-only dialect reads back as the list it came from.
+  const names = text ? readNames(text, caps.matcher) : null;
+  if (names) {
+    const neutral = kind === "tool" ? neutralToolNames(names, caps.tools) : null;
+    if (neutral) add(neutral.join("|"));
+    add(names.join("|"));
+  }
   add(text);
   if (text && kind === "tool") {
     const parts = splitList(text, caps.matcher.listSeparators, caps.matcher.trimsSpaces);

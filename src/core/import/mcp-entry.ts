@@ -13,6 +13,7 @@ export interface McpShape {
 
 /** `${NAME}` with nothing around it and no default. */
 const WHOLE_REF = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+const BEARER_REF = /^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 export const leftRaw = (agent: string, name: string, why: string) =>
   `left MCP server ${JSON.stringify(name)} raw for ${agent} because ${why}`;
@@ -36,6 +37,30 @@ export function isStringList(v: unknown): v is string[] {
 
 export function isStringMap(v: unknown): v is Record<string, string> {
   return isPlainObject(v) && Object.values(v).every((x) => typeof x === "string");
+}
+
+/**
+ * Headers as an agent that writes `${NAME}` for env headers has them: a whole `${NAME}` is an env
+ * header, and with `bearer`, `Authorization: Bearer ${NAME}` is bearer_token_env_var.
+ */
+export function readHeaderRefs(
+  headers: Record<string, string>,
+  bearer: boolean,
+): Pick<McpServer, "headers" | "env_headers" | "bearer_token_env_var"> {
+  const out: Pick<McpServer, "headers" | "env_headers" | "bearer_token_env_var"> = {};
+  for (const [header, value] of Object.entries(headers)) {
+    const token = bearer && header === "Authorization" ? BEARER_REF.exec(value) : null;
+    const ref = WHOLE_REF.exec(value);
+    if (token) out.bearer_token_env_var = token[1]!;
+    else if (ref) out.env_headers = { ...out.env_headers, [header]: ref[1]! };
+    else out.headers = { ...out.headers, [header]: value };
+  }
+  return out;
+}
+
+/** A whole number of seconds from milliseconds, or null when it is not one. */
+export function secondsFromMs(v: unknown): number | null {
+  return typeof v === "number" && Number.isInteger(v) && v > 0 && v % 1000 === 0 ? v / 1000 : null;
 }
 
 export function readMcpShape(agent: string, name: string, entry: unknown, shape: McpShape): McpRead {

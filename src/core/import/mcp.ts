@@ -58,6 +58,7 @@ export function importServers(
       fillWhileSame(existing.server, f.server, existing.from),
       fill(existing.server, f.server),
       f.server,
+      fillWhileSame(f.server, existing.server, new Map([[f.agent, f.server]])),
       fill(f.server, existing.server),
     ].find(renders);
     if (merged) {

@@ -5,7 +5,7 @@
  * comments and blank lines stay byte for byte.
  */
 import { parse as parseTomlText, TomlError } from "smol-toml";
-import { encodeMarkedTables } from "../../formats/toml.js";
+import { encodeMarkedTables, ownerLabel } from "../../formats/toml.js";
 import { deepEqual, isPlainObject, type PlainObject, withMember } from "../../formats/values.js";
 import type { MergeSpec } from "../../model/types.js";
 import { cannotEdit, cannotParse, verified } from "./errors.js";
@@ -68,10 +68,7 @@ export function mergeTomlTables(text: string, spec: Spec, desired: unknown, path
 function ownedBy(text: string, block: TomlTableBlock, marker: string): boolean {
   const headerEnd = block.node.key.range[1];
   const lineEnd = nextLineStart(text, headerEnd);
-  const rest = text.slice(headerEnd, lineEnd);
-  return new RegExp(`^\\s*\\]\\]\\s*#\\s*${marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?::|\\s|$)`).test(
-    rest,
-  );
+  return ownerLabel(text.slice(headerEnd, lineEnd), marker) !== null;
 }
 
 function allBlank(text: string, from: number, to: number): boolean {

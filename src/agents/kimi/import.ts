@@ -1,0 +1,156 @@
+/** Kimi Code mcp.json servers and kanon's `[[hooks]]` tables in config.toml read back (kanon import). */
+import { parse as parseToml } from "smol-toml";
+import { parseTOML } from "toml-eslint-parser";
+import { toSeconds } from "../../core/hooks/groups.js";
+import {
+  finishMcpRead,
+  isStringList,
+  isStringMap,
+  leftRaw,
+  readHeaderRefs,
+  secondsFromMs,
+  skippedField,
+} from "../../core/import/mcp-entry.js";
+import { ownerLabel } from "../../formats/toml.js";
+import { isPlainObject } from "../../formats/values.js";
+import type { McpServer } from "../../model/config.js";
+import type { Agent, HookRead, McpRead, NativeHook } from "../../model/manifest.js";
+import { kimiManifest } from "./manifest.js";
+
+/** kanon's `[[hooks]]` tables carry `# kanon: <hook name>` on their header line. */
+export const KIMI_HOOK_MARKER = "kanon";
+
+function readMcpServer(name: string, entry: unknown): McpRead {
+  const agent = "kimi";
+  const warnings: string[] = [];
+  if (!isPlainObject(entry)) return { server: null, warnings: [leftRaw(agent, name, "it is not an object")] };
+  const s: McpServer = {};
+  const wrong = (key: string, kind: string) =>
+    warnings.push(skippedField(agent, name, key, ` because it is not ${kind}`));
+  const lists = { enabledTools: "enabled_tools", disabledTools: "disabled_tools", args: "args" } as const;
+  const timeouts = { startupTimeoutMs: "startup_timeout_sec", toolTimeoutMs: "tool_timeout_sec" } as const;
+  for (const [key, v] of Object.entries(entry)) {
+    switch (key) {
+      case "command":
+      case "url":
+        if (typeof v === "string") s[key] = v;
+        else wrong(key, "a string");
+        break;
+      case "transport":
+        // Kimi infers stdio and http; only sse is written.
+        if (v === "sse") s.type = "sse";
+        else if (v !== "http" && v !== "stdio") wrong(key, '"stdio", "http" or "sse"');
+        break;
+      case "bearerTokenEnvVar":
+        if (typeof v === "string") s.bearer_token_env_var = v;
+        else wrong(key, "a string");
+        break;
+      case "args":
+      case "enabledTools":
+      case "disabledTools":
+        if (isStringList(v)) s[lists[key]] = [...v];
+        else wrong(key, "a list of strings");
+        break;
+      case "env":
+        if (isStringMap(v)) s.env = { ...v };
+        else wrong(key, "a map of strings");
+        break;
+      case "headers":
+        if (isStringMap(v)) Object.assign(s, readHeaderRefs(v, false));
+        else wrong(key, "a map of strings");
+        break;
+      case "startupTimeoutMs":
+      case "toolTimeoutMs": {
+        const sec = secondsFromMs(v);
+        if (sec !== null) s[timeouts[key]] = sec;
+        else wrong(key, "a whole number of seconds in milliseconds");
+        break;
+      }
+      default:
+        warnings.push(skippedField(agent, name, key));
+    }
+  }
+  return finishMcpRead(agent, name, s, warnings);
+}
+
+/** config.toml's `[[hooks]]`: kanon's tables (marked on their header line) come back under their names. */
+function readHooks(text: string, path: string): HookRead {
+  const body = text.replace(/^\uFEFF/, "");
+  const doc = parseToml(body);
+  const out: HookRead = { hooks: [], named: true, order: "file", warnings: [], document: doc };
+  for (const key of Object.keys(doc))
+    if (key !== "hooks") out.warnings.push(`skipped unsupported kimi config field ${JSON.stringify(key)}`);
+  const tables = doc.hooks;
+  if (tables === undefined) return out;
+  if (!Array.isArray(tables)) {
+    out.warnings.push("left kimi hooks raw because hooks is not an array of tables");
+    return out;
+  }
+  const labels = hookLabels(body);
+  // An inline `hooks = [...]` array has no headers: none of it is kanon's.
+  const marked = labels.length === tables.length ? labels : tables.map(() => null);
+  const byNative = new Map(
+    Object.entries(kimiManifest.hooks.events).map(([neutral, e]) => [e.native, neutral]),
+  );
+  tables.forEach((t, i) => {
+    const which = `kimi hook ${i + 1}`;
+    if (!isPlainObject(t)) {
+      out.warnings.push(`left ${which} raw because it is not a table`);
+      return;
+    }
+    const { event, matcher, command, timeout } = t;
+    if (typeof event !== "string" || typeof command !== "string") {
+      out.warnings.push(`left ${which} raw because its event or command is not a string`);
+      return;
+    }
+    const name = marked[i];
+    if (name === null || name === undefined) {
+      out.warnings.push(
+        `left kimi hook ${JSON.stringify(event)} (${JSON.stringify(command)}) in ${path} where it is: kanon did not write it (its [[hooks]] header has no "# ${KIMI_HOOK_MARKER}:" comment) and would add a copy beside it`,
+      );
+      return;
+    }
+    for (const key of Object.keys(t))
+      if (!["event", "matcher", "command", "timeout"].includes(key))
+        out.warnings.push(
+          `skipped unsupported kimi hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
+        );
+    if (matcher !== undefined && typeof matcher !== "string") {
+      out.warnings.push(`left ${which} raw because matcher is not a string`);
+      return;
+    }
+    if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) {
+      out.warnings.push(`left ${which} raw because timeout is not a number`);
+      return;
+    }
+    const h: NativeHook = {
+      name,
+      neutralEvent: byNative.get(event) ?? event,
+      event,
+      matcher: { kind: "all" },
+      type: "command",
+      command,
+      fields: {},
+    };
+    if (matcher) h.matcherText = matcher;
+    if (timeout !== undefined) h.timeout = toSeconds(timeout, kimiManifest.hooks.timeouts.unit);
+    out.hooks.push(h);
+  });
+  return out;
+}
+
+/** The owner label of each `[[hooks]]` table, in document order (null: the user's). */
+function hookLabels(text: string): (string | null)[] {
+  const labels: (string | null)[] = [];
+  for (const item of parseTOML(text, { tomlVersion: "1.1" }).body[0].body) {
+    if (item.type !== "TOMLTable" || item.kind !== "array") continue;
+    const path = item.key.keys.map((k) => (k.type === "TOMLBare" ? k.name : k.value));
+    if (path.length !== 1 || path[0] !== "hooks") continue;
+    const end = item.key.range[1];
+    const lineEnd = text.indexOf("\n", end);
+    labels.push(ownerLabel(text.slice(end, lineEnd < 0 ? text.length : lineEnd), KIMI_HOOK_MARKER));
+  }
+  return labels;
+}
+
+export const kimiImport: Pick<Agent, "readMcpServer" | "readHooks"> = { readMcpServer, readHooks };
