@@ -217,7 +217,7 @@ try {
   const [small, big] = results;
   const keyMedian = Math.max(...Object.values(ui.keys).map((k) => k.median));
   const budgets = [
-    [`small diff ≤ 2 × node -e 0 (${(2 * bare.ms).toFixed(0)} ms)`, small.diff.ms <= 2 * bare.ms],
+    [`small diff ≤ 1.5 × node -e 0 (${(1.5 * bare.ms).toFixed(0)} ms)`, small.diff.ms <= 1.5 * bare.ms],
     ["large render + diff ≤ 1500 ms", big.render.ms + big.diff.ms <= 1500],
     ["large render/diff peak RSS ≤ 250 MB", Math.max(big.render.rss, big.diff.rss) <= 250],
     ["large no-op apply ≤ 1500 ms", big.noopApply.ms <= 1500],
