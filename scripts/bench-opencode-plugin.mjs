@@ -26,6 +26,8 @@ try {
     format: "esm",
     platform: "node",
     write: false,
+    // As the build: jsonc-parser's UMD build loads its modules with a dynamic require().
+    mainFields: ["module", "main"],
     plugins: [rawText],
     logLevel: "silent",
   });
