@@ -4,8 +4,15 @@
  */
 
 import { basename } from "node:path";
-import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
-import type { Agent, EventSupport, HookCapabilities, ScopedPath, Verified } from "../model/manifest.js";
+import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../core/hooks/vocabulary.js";
+import type {
+  Agent,
+  EventSupport,
+  FieldSupport,
+  HookCapabilities,
+  ScopedPath,
+  Verified,
+} from "../model/manifest.js";
 
 const BEGIN = (name: string) => `<!-- BEGIN GENERATED: ${name} (npm run docs) -->`;
 const END = (name: string) => `<!-- END GENERATED: ${name} -->`;
@@ -21,8 +28,9 @@ function table(header: string[], rows: string[][]): string {
   ].join("\n");
 }
 
-function eventCell(e: EventSupport | undefined, caps: HookCapabilities): string {
-  if (!e) return caps.passThrough ? "passed through (unknown)" : "—";
+function eventCell(e: EventSupport | undefined): string {
+  // Every event in this table is one kanon knows, so a missing one is left out even for Claude.
+  if (!e) return "—";
   const parts = [code(e.native)];
   if (e.block.can) parts.push("can block");
   else if (e.observeOnly) parts.push("observe only");
@@ -56,7 +64,7 @@ export function hookSupportTable(agents: readonly Agent[]): string {
     `${code(ev.name)}: ${ev.purpose}`,
     ...agents.map((a) => {
       const e = a.manifest.hooks.events[ev.name];
-      return eventCell(e, a.manifest.hooks) + (e?.verified ? footnote(a, ev.name, e.verified) : "");
+      return eventCell(e) + (e?.verified ? footnote(a, ev.name, e.verified) : "");
     }),
   ]);
   const lines = notes.map(
@@ -94,15 +102,6 @@ export function whereFilesTable(agents: readonly Agent[]): string {
 export function hookDetailsTable(agents: readonly Agent[]): string {
   const header = ["", ...agents.map((a) => a.manifest.displayName)];
   const by = (f: (h: HookCapabilities) => string) => agents.map((a) => f(a.manifest.hooks));
-  const fields = (h: HookCapabilities) =>
-    Object.entries(h.handlers)
-      .map(([type, s]) => {
-        const fs = Object.entries(s.fields)
-          .filter(([, f]) => f.support !== "none")
-          .map(([name, f]) => (f.support === "translated" ? `${name} (translated: ${f.how})` : name));
-        return `${code(type)}: ${fs.join(", ")}`;
-      })
-      .join("; ");
   const rows = [
     [
       "Hook file (user · project)",
@@ -111,7 +110,6 @@ export function hookDetailsTable(agents: readonly Agent[]): string {
           `${h.file.user ? code(`~/${h.file.user}`) : "—"} · ${h.file.project ? code(h.file.project) : "—"}`,
       ),
     ],
-    ["Handler types and fields", ...by(fields)],
     ["How commands run", ...by((h) => Object.values(h.handlers)[0]?.runs ?? "—")],
     ["Matcher", ...by((h) => h.matcher.notes)],
     [
@@ -139,6 +137,34 @@ export function hookDetailsTable(agents: readonly Agent[]): string {
     ],
     ["Verified", ...by((h) => `${h.verified.version}, ${h.verified.date}: ${h.verified.how}`)],
   ];
+  return table(header, rows);
+}
+
+/** How one agent takes one neutral field: its native name, translated, dropped, or not at all. */
+function fieldCell(name: string, f: FieldSupport | undefined): string | null {
+  if (!f || f.support === "none") return null;
+  if (f.support === "translated") return `${name} (translated: ${f.how})`;
+  if (f.support === "dropped") return `${name} (dropped: ${f.why})`;
+  const named = f.name ? `${name} → ${code(f.name)}` : name;
+  return f.events ? `${named} (on ${f.events.join(", ")} only)` : named;
+}
+
+/** Neutral handler types × agents: the fields each type needs and which of them each agent takes. */
+export function hookHandlerTable(agents: readonly Agent[]): string {
+  const header = ["Type", "Required", "Optional", ...agents.map((a) => a.manifest.displayName)];
+  const rows = NEUTRAL_HANDLERS.map((h) => [
+    `${code(h.type)}: ${h.purpose}`,
+    h.required.join(", "),
+    h.optional.join(", "),
+    ...agents.map((a) => {
+      const handler = a.manifest.hooks.handlers[h.type];
+      if (!handler) return "—";
+      const fields = [...h.required, ...h.optional]
+        .map((f) => fieldCell(f, handler.fields[f]))
+        .filter((c): c is string => c !== null);
+      return fields.join(", ");
+    }),
+  ]);
   return table(header, rows);
 }
 
@@ -187,6 +213,7 @@ function eventDetails(agents: readonly Agent[]): string {
 export function generatedSections(agents: readonly Agent[]): Record<string, string> {
   return {
     "hook-support": hookSupportTable(agents),
+    "hook-handlers": hookHandlerTable(agents),
     "hook-details": hookDetailsTable(agents),
     "hook-runtime": runtimeNotes(agents),
     "where-files": whereFilesTable(agents),

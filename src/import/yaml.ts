@@ -13,6 +13,7 @@ import {
   type ToStringOptions,
   visit,
 } from "yaml";
+import { HANDLER_FIELDS } from "../core/hooks/vocabulary.js";
 import { deepEqual } from "../formats/values.js";
 import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { instructionPath } from "../model/config.js";
@@ -39,17 +40,8 @@ const SERVER_FIELDS = [
   "targets",
   "enabled",
 ] as const;
-const HOOK_FIELDS = [
-  "name",
-  "event",
-  "matcher",
-  "type",
-  "command",
-  "args",
-  "timeout",
-  "async",
-  "targets",
-] as const;
+/** kanon.yaml's order: the handler fields of every type (command, args, …, url, …) in the vocabulary's. */
+const HOOK_FIELDS = ["name", "event", "matcher", "type", ...HANDLER_FIELDS, "targets"];
 /** Lists that read best on one line. */
 const FLOW_KEYS = new Set([
   "targets",
@@ -59,6 +51,7 @@ const FLOW_KEYS = new Set([
   "env_vars",
   "enabled_tools",
   "disabled_tools",
+  "allowed_env_vars",
 ]);
 
 function pick<T extends object>(value: T, fields: readonly string[]): Record<string, unknown> {

@@ -79,7 +79,22 @@ export interface HookEntry {
   /** Seconds. */
   timeout?: number;
   async?: boolean;
+  async_rewake?: boolean;
+  shell?: string;
+  /** Claude's permission-rule filter, e.g. `Bash(git *)`. */
+  if?: string;
+  status_message?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  allowed_env_vars?: string[];
+  server?: string;
+  tool?: string;
+  input?: Record<string, unknown>;
+  prompt?: string;
+  model?: string;
+  continue_on_block?: boolean;
   targets?: string[];
+  enabled?: boolean;
 }
 
 /** Where a value came from in kanon.yaml, for `kanon.yaml:LINE:COL: …` messages. */

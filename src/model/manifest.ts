@@ -80,13 +80,23 @@ export interface EventSupport {
 
 /** One neutral handler field and how this agent runs it. */
 export type FieldSupport =
-  | { support: "native"; notes?: string }
+  /**
+   * Written as is, under `name` when the agent spells it differently (status_message → statusMessage).
+   * `events`: the only events where the agent honours the field; on any other the hook never runs.
+   */
+  | { support: "native"; name?: string; events?: readonly string[]; notes?: string }
   /** Rendered in another form that behaves the same (e.g. args → one POSIX-quoted command line). */
   | { support: "translated"; how: string }
+  /** Not written, and the hook still does what it says: the field only changes what the user sees. */
+  | { support: "dropped"; why: string }
   | { support: "none" };
 
+/**
+ * One handler type the agent runs. The fields a type requires and allows are neutral (NEUTRAL_HANDLERS
+ * in the vocabulary); this table says which of them the agent's own schema takes, under which name.
+ */
 export interface HandlerSupport {
-  /** Neutral handler fields (besides type) → support. Missing fields are unsupported. */
+  /** Neutral handler fields (besides type) → support. Missing fields are unsupported: a hook using one is left out. */
   fields: Record<string, FieldSupport>;
   /** How the command is run, for the docs. */
   runs: string;
@@ -114,11 +124,13 @@ export interface HookCapabilities {
   /** Destination of the hook file per scope (null: no hooks in that scope). */
   file: ScopedPath;
   /**
-   * A pass-through agent gets every hook exactly as written: it drops what it does not know one entry
-   * at a time (Claude), so kanon only notes unknown events and types. Other agents get only what their
-   * table lists, translated where needed.
+   * A pass-through agent drops an event it does not know one entry at a time and runs the rest
+   * (Claude), so a hook on an event kanon has never heard of is still written for it, with a warning:
+   * new events work before kanon knows them. Events kanon knows (the neutral vocabulary and every
+   * manifest's table) that are missing from this table are left out, as for every other agent.
    */
   passThrough: boolean;
+  /** The agent's complete event list at the verified version (its published schema's). */
   events: Record<string, EventSupport>;
   handlers: Record<string, HandlerSupport>;
   matcher: MatcherDialect;
@@ -226,11 +238,14 @@ export interface NativeHook {
   matcherText?: string;
   /** The same matcher as data, for agents whose runtime kanon generates. */
   matcher: Matcher;
-  type?: string;
+  type: string;
+  /** The command fields, as the agent runs them (every agent spells these four the same). */
   command?: string;
   args?: string[];
   timeout?: number;
   async?: boolean;
+  /** The other handler fields, under the agent's names for them (`statusMessage`, `url`, …). */
+  fields: Record<string, unknown>;
 }
 
 /** A rendered native hook file. */

@@ -20,6 +20,7 @@ import {
   type YAMLMap,
 } from "yaml";
 import type { SourcePosition } from "../model/config.js";
+import { closest } from "./did-you-mean.js";
 import { MAX_ALIASED_VALUES, RESERVED_NAMES, unwritableChar } from "./limits.js";
 import type { Schema } from "./schema.js";
 
@@ -158,6 +159,21 @@ export function decodePositional(text: string, file: string, schema: Schema): De
       }
       case "stringOr":
         return isScalar(node) ? decode(node, { kind: "string" }, path) : decode(node, s.object, path);
+      case "any": {
+        // Decoded like the rest (aliases bounded, names checked), so a tool's arguments are JSON.
+        if (isSeq(node))
+          return node.items.map((child, i) => decode(child as Node, s, `${path}[${i}]`) ?? null);
+        if (isMap(node)) return decode(node, { kind: "map", values: s }, path);
+        if (!isScalar(node)) return fail("a value");
+        const v = node.value;
+        if (typeof v === "string") {
+          const bad = unwritableChar(v, false);
+          if (bad) report(node, `${path}: ${bad}`);
+          return v;
+        }
+        if (typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) return v;
+        return fail("a string, a finite number, true or false");
+      }
       case "array": {
         if (!isSeq(node)) return fail("a list");
         return node.items.map((child, i) => decode(child as Node, s.items, `${path}[${i}]`, true));
@@ -368,37 +384,11 @@ function zero(s: Schema): unknown {
       return 0;
     case "bool":
       return false;
+    case "any":
+      return null;
     case "array":
       return [];
     default:
       return {};
   }
-}
-
-/** The known key within edit distance 2 of a misspelt one, if any. */
-function closest(key: string, known: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const k of known) {
-    const d = editDistance(key.toLowerCase(), k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }

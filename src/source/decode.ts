@@ -64,6 +64,12 @@ function convert(value: unknown, s: Schema, budget: { left: number }): unknown {
       return value;
     case "stringOr":
       return convert(value, typeof value === "string" ? { kind: "string" } : s.object, budget);
+    case "any":
+      if (Array.isArray(value)) return value.map((item) => convert(item, s, budget) ?? null);
+      if (isPlainObject(value)) return convert(value, { kind: "map", values: s }, budget);
+      if (typeof value === "string" && !unwritableChar(value, false)) return value;
+      if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) return value;
+      throw SLOW;
     case "array":
       if (!Array.isArray(value)) throw SLOW;
       return value.map((item) => {

@@ -96,10 +96,13 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
   };
 }
 
-/** Defaults of the Go original: a missing or zero version is 1; missing lists are empty. */
+/**
+ * Missing lists are empty. A missing version stays 0 and fails validation (`unsupported version 0`):
+ * the Go original took it as 1, so an empty or unrelated YAML file passed as a Kanon home.
+ */
 export function normalizeConfig(raw: Partial<KanonConfig>): KanonConfig {
   return {
-    version: raw.version || 1,
+    version: raw.version ?? 0,
     ...(raw.agents ? { agents: raw.agents.map((a) => a ?? "") } : {}),
     instructions: { files: raw.instructions?.files ?? [] },
     skills: (raw.skills ?? []).map((s) => s ?? ({} as SkillEntry)),

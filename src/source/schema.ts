@@ -10,6 +10,8 @@ export type Schema =
   | { kind: "string"; description?: string; examples?: string[]; enum?: string[] }
   | { kind: "int"; description?: string; minimum?: number; maximum?: number }
   | { kind: "bool"; description?: string }
+  /** Any YAML value, kept as decoded (an MCP tool's arguments). */
+  | { kind: "any"; description?: string }
   | { kind: "array"; items: Schema; description?: string }
   | { kind: "map"; values: Schema; description?: string }
   | { kind: "object"; fields: Record<string, Schema>; description?: string; title?: string }
@@ -55,7 +57,7 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
     title: "kanon.yaml",
     description: "A Kanon home: one neutral source for every coding agent's settings.",
     fields: {
-      version: int("Schema version; 1 (the default when omitted)."),
+      version: int("Schema version: 1 (required)."),
       agents: list(
         str(undefined, { enum: agentIds }),
         "Agents this home renders for; without this list, the agents that are on by default (see the README). --agent may still name any agent.",
@@ -145,11 +147,25 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
           type: str("Handler type (default command).", {
             examples: ["command", "http", "mcp_tool", "prompt", "agent"],
           }),
-          command: str("Shell command, or the executable when args is set."),
-          args: list(str(), "Arguments: run command directly with these (no shell)."),
+          command: str("command: shell command, or the executable when args is set."),
+          args: list(str(), "command: arguments; run command directly with these (no shell)."),
+          shell: str("command: shell for the command line.", { enum: ["bash", "powershell"] }),
           timeout: int("Timeout in seconds."),
-          async: bool("Run in the background without waiting."),
+          async: bool("command: run in the background without waiting."),
+          async_rewake: bool("command: run in the background; exit 2 wakes the model."),
+          if: str('Permission-rule filter on tool events, e.g. "Bash(git *)".'),
+          status_message: str("Spinner text while the hook runs."),
+          url: str("http: URL the hook input JSON is POSTed to."),
+          headers: map(str(), "http: request headers; $VAR / ${VAR} expand when listed in allowed_env_vars."),
+          allowed_env_vars: list(str(), "http: environment variables headers may use."),
+          server: str("mcp_tool: name of a configured MCP server."),
+          tool: str("mcp_tool: tool to call on that server."),
+          input: map({ kind: "any" }, "mcp_tool: the tool's arguments."),
+          prompt: str("prompt and agent: what to ask; $ARGUMENTS is the hook input JSON."),
+          model: str("prompt and agent: model to use."),
+          continue_on_block: bool("prompt: when it answers ok: false, continue the turn with the reason."),
           targets: t,
+          enabled: bool("false skips the hook everywhere."),
         }),
         "Hooks in Claude Code's neutral shape, rendered where each agent can run them.",
       ),
@@ -178,6 +194,8 @@ export function toJsonSchema(schema: Schema, root = true): Record<string, unknow
       break;
     case "bool":
       out.type = "boolean";
+      break;
+    case "any":
       break;
     case "array":
       out.type = ["array", "null"];

@@ -8,10 +8,18 @@ import { join } from "node:path";
 import {
   decideHook,
   type HookDecision,
+  handlerFieldValue,
+  hookEvent,
   omissionError,
   omissionWarning,
   targetsAgent,
 } from "../core/hooks/support.js";
+import {
+  HANDLER_FIELDS,
+  NEUTRAL_EVENTS,
+  NEUTRAL_HANDLERS,
+  neutralHandler,
+} from "../core/hooks/vocabulary.js";
 import { instructionPath, instructionTargets, type KanonConfig, type McpServer } from "../model/config.js";
 import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
@@ -20,6 +28,7 @@ import type { Paths } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
 import type { Scope } from "../model/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
+import { closest } from "./did-you-mean.js";
 import { resolveHomePath } from "./load.js";
 
 export interface Validation {
@@ -53,7 +62,10 @@ export async function validateConfig(
   const badTargets = (targets: string[] | undefined) =>
     (targets ?? []).flatMap((t, i) => (targetNames.has(t) ? [] : [i]));
 
-  if (config.version !== 1) errors.push(`${at("version")}unsupported version ${config.version}`);
+  if (config.version !== 1)
+    errors.push(
+      `${at("version")}unsupported version ${config.version}${config.version === 0 ? ' (kanon.yaml needs "version: 1")' : ""}`,
+    );
   (config.agents ?? []).forEach((a, i) => {
     if (!agents.some((agent) => agent.manifest.id === a))
       errors.push(
@@ -132,20 +144,14 @@ export async function validateConfig(
   }
 
   const decisions: HookDecision[] = [];
+  const hookCheck = checkHooks(config, agents, targetNames, at);
+  errors.push(...hookCheck.errors);
+  warnings.push(...hookCheck.warnings);
   config.hooks.forEach((hook, index) => {
+    if (hook.enabled === false || hookCheck.invalid.has(index)) return;
     const where = at("hooks", index);
-    if (!hook.name.trim()) {
-      errors.push(`${where}hook name cannot be empty`);
-      return;
-    }
-    const bad = badTargets(hook.targets);
-    for (const t of bad)
-      errors.push(
-        `${at("hooks", index, "targets", t)}hook "${hook.name}" has unsupported target "${hook.targets![t]}"`,
-      );
-    if (bad.length > 0) return;
     for (const agent of agents) {
-      const d = decideHook(hook, index, agent.manifest, scope);
+      const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents);
       if (!d) continue;
       decisions.push(d);
       if (d.outcome === "omitted" && d.explicit) errors.push(where + omissionError(d));
@@ -226,4 +232,94 @@ function approvalErrors(
       check(["tools", tool, "approval"], t.approval);
   }
   return errors;
+}
+
+/**
+ * The agent-independent hook checks: names (non-empty, unique), targets, the handler type and its
+ * fields, and events kanon does not know (a warning with "did you mean": Claude still gets them).
+ * `invalid` holds the hooks that no agent should be asked about.
+ */
+function checkHooks(
+  config: KanonConfig,
+  agents: readonly Agent[],
+  targetNames: ReadonlySet<string>,
+  at: (...path: (string | number)[]) => string,
+): { errors: string[]; warnings: string[]; invalid: Set<number>; knownEvents: Set<string> } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const invalid = new Set<number>();
+  // Every event kanon knows, and each agent's own spelling of it (Gemini's BeforeTool → PreToolUse).
+  const knownEvents = new Set(NEUTRAL_EVENTS.map((e) => e.name));
+  const byNativeName = new Map<string, string>();
+  for (const a of agents) {
+    for (const [name, e] of Object.entries(a.manifest.hooks.events)) {
+      knownEvents.add(name);
+      if (e.native !== name) byNativeName.set(e.native.toLowerCase(), name);
+    }
+  }
+  const firstByName = new Map<string, number>();
+
+  for (const [index, hook] of config.hooks.entries()) {
+    const fail = (message: string, ...path: (string | number)[]) => {
+      errors.push(`${at("hooks", index, ...path)}hook ${JSON.stringify(hook.name)}: ${message}`);
+      invalid.add(index);
+    };
+    if (!hook.name.trim()) {
+      errors.push(`${at("hooks", index)}hook name cannot be empty`);
+      invalid.add(index);
+      continue;
+    }
+    const first = firstByName.get(hook.name);
+    if (first === undefined) firstByName.set(hook.name, index);
+    else {
+      const firstAt = at("hooks", first).replace(/: $/, "");
+      fail(`duplicate name${firstAt ? ` (first at ${firstAt})` : ""}`, "name");
+    }
+    if (hook.enabled === false) continue;
+
+    (hook.targets ?? []).forEach((t, i) => {
+      if (targetNames.has(t)) return;
+      errors.push(`${at("hooks", index, "targets", i)}hook "${hook.name}" has unsupported target "${t}"`);
+      invalid.add(index);
+    });
+
+    const type = hook.type || "command";
+    const handler = neutralHandler(type);
+    if (!handler) {
+      const known = NEUTRAL_HANDLERS.map((h) => h.type);
+      const hint = closest(type, known);
+      fail(
+        `unknown type ${JSON.stringify(type)} (${hint ? `did you mean ${JSON.stringify(hint)}? ` : ""}known: ${known.join(", ")})`,
+        "type",
+      );
+      continue;
+    }
+    for (const field of handler.required) {
+      if (handlerFieldValue(hook, field) !== undefined) continue;
+      // A Go-era `type: http` hook kept its URL in command, which Claude never read.
+      const legacy =
+        type === "http" && field === "url" && hook.command ? "; command is not an http field" : "";
+      fail(`type ${type} requires ${field}${legacy}`);
+    }
+    for (const field of HANDLER_FIELDS) {
+      if (handler.required.includes(field) || handler.optional.includes(field)) continue;
+      if (handlerFieldValue(hook, field) === undefined) continue;
+      if (type === "http" && field === "command" && !handlerFieldValue(hook, "url")) continue;
+      fail(`${field} is not a field of ${type} hooks`, field);
+    }
+    if (hook.shell && hook.shell !== "bash" && hook.shell !== "powershell")
+      fail(`shell must be bash or powershell, not ${JSON.stringify(hook.shell)}`, "shell");
+
+    const event = hookEvent(hook);
+    if (event && !knownEvents.has(event)) {
+      const hint =
+        [...knownEvents].find((k) => k.toLowerCase() === event.toLowerCase()) ??
+        byNativeName.get(event.toLowerCase()) ??
+        closest(event, [...knownEvents]);
+      warnings.push(
+        `${at("hooks", index, hook.event?.trim() ? "event" : "name")}hook ${JSON.stringify(hook.name)}: unknown event ${JSON.stringify(event)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ""}`,
+      );
+    }
+  }
+  return { errors, warnings, invalid, knownEvents };
 }

@@ -233,6 +233,7 @@ describe("bad input: one line naming the object, exit 1, nothing written", () =>
       'kanon.yaml:12:17: mcp server "t" has unsupported target "vim"',
       "kanon.yaml:14:5: hook name cannot be empty",
       'kanon.yaml:16:15: hook "h" has unsupported target "emacs"',
+      'kanon.yaml:15:5: hook "h": type command requires command',
       "",
     ]);
   });

@@ -94,14 +94,16 @@ describe("the seed's reproduction config", () => {
   });
 
   it("never writes a type Codex cannot run, and fails explicit targets naming the capability", () => {
-    home("version: 1\nhooks:\n  - name: audit\n    event: PostToolUse\n    type: http\n");
+    home(
+      "version: 1\nhooks:\n  - name: audit\n    event: PostToolUse\n    type: http\n    url: https://audit.example/\n",
+    );
     const implicit = k("render");
     expect(implicit.stderr).toContain(
       'warning: hook "audit" is not rendered for codex: type "http" is not supported',
     );
     expect(implicit.stdout).not.toContain(".codex/hooks.json");
     home(
-      "version: 1\nhooks:\n  - name: audit\n    event: PostToolUse\n    type: http\n    targets: [codex]\n",
+      "version: 1\nhooks:\n  - name: audit\n    event: PostToolUse\n    type: http\n    url: https://audit.example/\n    targets: [codex]\n",
     );
     expect(k("render")).toMatchObject({
       status: 1,

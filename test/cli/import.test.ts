@@ -437,7 +437,14 @@ describe("hooks through the manifests", () => {
           PreToolUse: [
             7,
             { hooks: "x" },
-            { hooks: [1, { command: 5 }, { type: "command", command: "ok", url: "u" }] },
+            {
+              hooks: [
+                1,
+                { command: 5 },
+                { type: "command", command: "s", statusMessage: 5 },
+                { type: "command", command: "ok", url: "u" },
+              ],
+            },
           ],
         },
       }),
@@ -447,9 +454,10 @@ describe("hooks through the manifests", () => {
       'warning: left claude hook event "Stop" raw because it is not a list',
       'warning: left claude hook event "PreToolUse" item raw because it is not an object',
       'warning: left claude hook event "PreToolUse" item raw because hooks is not a list',
-      'warning: claude hook event "PreToolUse" has 3 handlers in one group; kanon writes each as its own group',
+      'warning: claude hook event "PreToolUse" has 4 handlers in one group; kanon writes each as its own group',
       'warning: left claude hook event "PreToolUse" handler raw because it is not an object',
       'warning: left claude hook event "PreToolUse" handler raw because command is not a string',
+      'warning: left claude hook event "PreToolUse" handler raw because statusMessage is not a string',
       'warning: skipped unsupported claude hook "PreToolUse" field "url"',
     ]);
     expect(r.stdout).toContain("  - name: ok\n");

@@ -140,17 +140,22 @@ describe("kanon.yaml values that used to crash or change silently", () => {
 
   it("an event, a handler type or a variable named like an Object.prototype member is an ordinary name", () => {
     yaml(
-      "version: 1\nhooks:\n  - name: a\n    event: toString\n    command: x\n  - name: b\n    event: Stop\n    type: constructor\n    command: ${constructor}\n",
+      "version: 1\nhooks:\n  - name: a\n    event: toString\n    command: x\n  - name: b\n    event: Stop\n    command: ${constructor}\n",
     );
     const r = k("render");
     expect(r.status).toBe(0);
     expect(r.stderr).toContain(
       'warning: hook "a" is not rendered for codex: event "toString" is not supported',
     );
-    expect(r.stderr).toContain(
-      'warning: hook "b" is not rendered for codex: type "constructor" is not supported',
-    );
+    expect(r.stderr).toContain('hook "a": unknown event "toString"');
     expect(r.stderr).toContain("references unset environment variable constructor");
+    // A handler type kanon does not know is an error, named like a prototype member or not.
+    yaml("version: 1\nhooks:\n  - name: b\n    event: Stop\n    type: constructor\n    command: x\n");
+    expect(k("render")).toMatchObject({
+      status: 1,
+      stderr:
+        'kanon.yaml:5:11: hook "b": unknown type "constructor" (known: command, http, mcp_tool, prompt, agent)\n',
+    });
   });
 
   it("an MCP server named toString is an ordinary name", () => {

@@ -141,18 +141,39 @@ const hook: fc.Arbitrary<Omit<HookEntry, "name">> = fc
         "printf '%s' x",
         "'a b' 'c'",
       ),
-      type: fc.constantFrom(undefined, "command", "http"),
+      type: fc.constantFrom(undefined, "command", "http", "mcp_tool", "prompt"),
       args: fc.array(value, { maxLength: 2 }),
       timeout: fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
       async: fc.boolean(),
+      status_message: fc.option(fc.constantFrom("Checking", 'é "q"'), { nil: undefined }),
       targets,
     },
     { requiredKeys: ["event", "command"] },
   )
   .map((h) => {
     // Claude's other handler types have no command; only Claude runs them.
-    if (h.type === "http") return { event: h.event!, type: "http", targets: ["claude"] };
+    const other: Partial<Record<string, Omit<HookEntry, "name">>> = {
+      http: {
+        event: h.event!,
+        type: "http",
+        url: "https://audit.example/hook",
+        headers: { Authorization: "Bearer $TOKEN" },
+        allowed_env_vars: ["TOKEN"],
+      },
+      mcp_tool: {
+        event: h.event!,
+        type: "mcp_tool",
+        server: "lint",
+        tool: "check",
+        input: { path: "x", n: 2 },
+      },
+      prompt: { event: h.event!, type: "prompt", prompt: "Done? $ARGUMENTS", model: "fast" },
+    };
+    const o = other[h.type ?? ""];
+    if (o)
+      return { ...o, ...(h.status_message ? { status_message: h.status_message } : {}), targets: ["claude"] };
     const out: Omit<HookEntry, "name"> = { event: h.event!, command: h.command! };
+    if (h.status_message) out.status_message = h.status_message;
     if (h.type) out.type = h.type;
     if (h.matcher) out.matcher = h.matcher;
     if (h.args && h.args.length > 0) out.args = h.args;

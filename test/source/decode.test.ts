@@ -87,6 +87,17 @@ describe("the fast path", () => {
       })
       .filter((s) => !/\n *(\n|$)/.test(s));
     const name = fc.stringMatching(/^[a-z][a-z0-9_.-]{0,8}$/);
+    const { json } = fc.letrec<{ json: unknown }>((tie) => ({
+      json: fc.oneof(
+        { depthSize: "small" },
+        text,
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie("json"), { maxLength: 3 }),
+        fc.dictionary(name, tie("json"), { maxKeys: 3 }),
+      ),
+    }));
     const hook = fc.record(
       {
         name: text,
@@ -97,6 +108,8 @@ describe("the fast path", () => {
         timeout: fc.nat(),
         async: fc.boolean(),
         targets: fc.subarray(["all", "codex", "claude", "opencode"]),
+        // An mcp_tool hook's arguments: any JSON value (integers only: -0 and 1e-7 print differently).
+        input: fc.dictionary(name, json, { maxKeys: 3 }),
       },
       { requiredKeys: ["name"] },
     );

@@ -124,6 +124,54 @@ describe("malformed values in kanon.yaml", () => {
   });
 });
 
+describe("an mcp_tool hook's input (any YAML value)", () => {
+  const hook = (input: string) =>
+    `hooks:\n  - name: m\n    type: mcp_tool\n    server: s\n    tool: t\n    input: ${input}\n`;
+
+  it("decodes to JSON, the same from both decoders", async () => {
+    const text = hook(
+      "{path: a, level: 2, ratio: 0.5, fix: true, tags: [x, ~, 1], none: ~, deep: {k: [{v: y}]}}",
+    );
+    const d = await decode(text);
+    expect(d.errors).toEqual([]);
+    const input = {
+      path: "a",
+      level: 2,
+      ratio: 0.5,
+      fix: true,
+      tags: ["x", null, 1],
+      none: null,
+      deep: { k: [{ v: "y" }] },
+    };
+    expect((d.value as { hooks: { input: unknown }[] }).hooks[0]!.input).toEqual(input);
+    expect(decodePositional(text, "kanon.yaml", schema).value).toEqual(d.value);
+  });
+
+  it("holds it to the rules of every other value: NUL, prototype names, numbers JSON cannot hold", async () => {
+    expect(await errorsOf(hook('{a: "x\\0y"}'))).toEqual([
+      "kanon.yaml:6:16: hooks[0].input.a: contains a NUL character, which no agent can take",
+    ]);
+    expect(await errorsOf(hook("{__proto__: {x: 1}}"))).toEqual([
+      'kanon.yaml:6:13: hooks[0].input.__proto__: "__proto__" cannot be used as a name',
+    ]);
+    expect(await errorsOf(hook("{a: [.inf]}"))).toEqual([
+      "kanon.yaml:6:17: hooks[0].input.a[0]: expected a string, a finite number, true or false, got number .inf",
+    ]);
+  });
+
+  it("is bounded like any other value reached through aliases", async () => {
+    let text = "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n";
+    for (let i = 1; i < 30; i++)
+      text += `l${i}: &l${i} [${Array(10)
+        .fill(`*l${i - 1}`)
+        .join(", ")}]\n`;
+    text += `metadata: {}\n${hook("{a: *l29}")}`;
+    const errors = await errorsOf(text);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("aliases and merge keys expand to more than");
+  });
+});
+
 describe("bounded work", () => {
   it("a billion laughs is a handful of errors, not a billion values", async () => {
     let text = "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n";

@@ -4,8 +4,19 @@ import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 const VERIFIED = {
   version: "2.1.332",
   date: "2026-11-30",
-  how: "bundled schemas read; e2e against a fake model",
+  how: "bundled schemas read; e2e against a fake model; handler and event tables match SchemaStore claude-code-settings.json of 2026-08-03 (d2cbdcd), plus the events the 2.1.332 binary added since",
 };
+
+/** Fields every Claude handler type takes (SchemaStore claude-code-settings.json, hookCommand). */
+const common = {
+  timeout: { support: "native" },
+  // "Evaluated only on tool-related events …; on other events a hook with `if` set never runs."
+  if: {
+    support: "native",
+    events: ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"],
+  },
+  status_message: { support: "native", name: "statusMessage" },
+} as const;
 
 const toolBlock = {
   can: true,
@@ -134,24 +145,46 @@ export const claudeManifest: AgentManifest = {
     handlers: {
       command: {
         fields: {
+          ...common,
           command: { support: "native" },
           args: { support: "native", notes: "exec form: spawned directly, no shell" },
-          timeout: { support: "native" },
+          shell: { support: "native" },
           async: { support: "native" },
+          async_rewake: { support: "native", name: "asyncRewake" },
         },
         runs: "/bin/sh -c <command>, or exec form without a shell when args is set; cwd is the project",
       },
       http: {
         fields: {
-          command: { support: "native" },
-          timeout: { support: "native" },
-          async: { support: "none" },
+          ...common,
+          url: { support: "native" },
+          headers: { support: "native" },
+          allowed_env_vars: { support: "native", name: "allowedEnvVars" },
         },
-        runs: "POST of the hook input JSON to url",
+        runs: "POST of the hook input JSON to url; the JSON reply decides",
       },
-      mcp_tool: { fields: { timeout: { support: "native" } }, runs: "calls an MCP tool" },
-      prompt: { fields: { timeout: { support: "native" } }, runs: "asks a model" },
-      agent: { fields: { timeout: { support: "native" } }, runs: "runs a subagent" },
+      mcp_tool: {
+        fields: {
+          ...common,
+          server: { support: "native" },
+          tool: { support: "native" },
+          input: { support: "native" },
+        },
+        runs: "calls tool on the connected MCP server; input strings expand ${tool_input.…}",
+      },
+      prompt: {
+        fields: {
+          ...common,
+          prompt: { support: "native" },
+          model: { support: "native" },
+          continue_on_block: { support: "native", name: "continueOnBlock" },
+        },
+        runs: "asks a model with prompt ($ARGUMENTS = the hook input JSON)",
+      },
+      agent: {
+        fields: { ...common, prompt: { support: "native" }, model: { support: "native" } },
+        runs: "runs a subagent with tools on prompt",
+      },
     },
     matcher: {
       listSeparators: ["|", ","],

@@ -4,7 +4,7 @@ import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 const VERIFIED = {
   version: "0.171.0",
   date: "2026-11-30",
-  how: "embedded hook schemas read; e2e against a fake model",
+  how: "embedded hook schemas read; e2e against a fake model; hooks.json checked against SchemaStore codex-hooks.json of 2026-06-29 (bb45ad1)",
 };
 
 const observe = { can: false } as const;
@@ -131,6 +131,8 @@ export const codexManifest: AgentManifest = {
     file: { user: ".codex/hooks.json", project: ".codex/hooks.json" },
     passThrough: false,
     events,
+    // Only command handlers: prompt and agent are skipped ("prompt hooks are not supported yet"),
+    // http is a parse error that drops the whole file, and mcp_tool is parsed but was not seen running.
     handlers: {
       command: {
         fields: {
@@ -141,6 +143,7 @@ export const codexManifest: AgentManifest = {
           },
           timeout: { support: "native" },
           async: { support: "native" },
+          status_message: { support: "native", name: "statusMessage" },
         },
         runs: "<login shell from passwd> -c <command>, cwd = the session cwd (observed /bin/bash -c)",
       },

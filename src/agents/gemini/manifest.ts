@@ -7,7 +7,7 @@ import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 const VERIFIED = {
   version: "0.61.0",
   date: "2026-11-30",
-  how: "bundle read; e2e against a fake model",
+  how: "bundle read; e2e against a fake model; settings.json checked against its repository's schemas/settings.schema.json (at 5411f11, 2026-08-21), whose hook definitions the 0.61.0 bundle carries",
 };
 /** Events read in the bundle and docs but not fired in the end-to-end runs. */
 const READ_ONLY = { version: "0.61.0", date: "2026-11-30", how: "bundle and docs read only (not run)" };
@@ -99,12 +99,15 @@ export const geminiManifest: AgentManifest = {
     file: { user: ".gemini/settings.json", project: ".gemini/settings.json" },
     passThrough: false,
     events,
+    // Only command handlers: the settings schema's `type` is "command" alone (the loader also takes
+    // "runtime" and "plugin", which are programmatic). A handler has no async, if or shell.
     handlers: {
       command: {
         fields: {
           command: { support: "native" },
           args: { support: "translated", how: "posix-command-line" },
           timeout: { support: "native" },
+          status_message: { support: "dropped", why: "Gemini CLI shows no hook status" },
         },
         runs: "bash -c <command>, cwd = the session cwd; $GEMINI_PROJECT_DIR and $CLAUDE_PROJECT_DIR are also substituted, shell-quoted",
       },

@@ -8,7 +8,7 @@ import type { AgentManifest, EventSupport } from "../../model/manifest.js";
 const VERIFIED = {
   version: "2.1.0",
   date: "2026-11-30",
-  how: "bundle read; e2e against a fake model; kimi doctor",
+  how: "bundle read; e2e against a fake model; kimi doctor; [[hooks]] checked against the bundle's strict hook schema (Kimi publishes none)",
 };
 /** Events read in the code but not fired in the end-to-end runs. */
 const READ_ONLY = { version: "2.1.0", date: "2026-11-30", how: "bundle read only (not run)" };
@@ -137,12 +137,15 @@ export const kimiManifest: AgentManifest = {
     file: { user: ".kimi-code/config.toml", project: null },
     passThrough: false,
     events,
+    // A [[hooks]] table is a shell command only (event, matcher, command, timeout; no handler type),
+    // and the schema is strict: one other key and Kimi Code drops every hook.
     handlers: {
       command: {
         fields: {
           command: { support: "native" },
           args: { support: "translated", how: "posix-command-line" },
           timeout: { support: "native" },
+          status_message: { support: "dropped", why: "Kimi Code shows no hook status" },
         },
         runs: "spawned with shell: true in its own process group, cwd = the session cwd; the whole environment is inherited (model API key included)",
       },

@@ -128,6 +128,7 @@ export const opencodeHooks: HookCapabilities = {
           support: "native",
           notes: "started and not awaited: it cannot block, and OpenCode may exit first",
         },
+        status_message: { support: "dropped", why: "OpenCode shows no hook status" },
       },
       runs: "by the kanon-hooks plugin inside OpenCode: /bin/sh -c <command>, or <command> <args…> with no shell; cwd = the project directory OpenCode runs in",
     },

@@ -103,6 +103,7 @@ function pluginEntry(e: unknown): NativeHook | string {
     matcher: { kind: "all" },
     type: "command",
     command,
+    fields: {},
   };
   if (isPlainObject(matcher) && isStringList(matcher.names) && matcher.names.length > 0)
     h.matcher = { kind: "names", names: [...matcher.names] };

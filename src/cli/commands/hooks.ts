@@ -7,13 +7,14 @@
 import type { HookDecision } from "../../core/hooks/support.js";
 import { hookEvent } from "../../core/hooks/support.js";
 import { KanonError } from "../../model/types.js";
-import { type GlobalFlags, type Io, out } from "../context.js";
+import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { loadValidated } from "../pipeline.js";
 import { jsonText } from "./render.js";
 
 const LABEL: Record<HookDecision["outcome"], string> = {
   "as-written": "as written",
   translated: "translated",
+  "passed-through": "passed through",
   omitted: "left out",
 };
 
@@ -23,6 +24,7 @@ export async function hooksCommand(
   io: Io,
 ): Promise<void> {
   const v = await loadValidated(flags, io, { checkAgent: true });
+  warn(io, v.validation.warnings);
   const ids = v.agents.map((a) => a.manifest.id);
   const decisions = v.validation.decisions.filter((d) => ids.includes(d.agent));
   const hooks = v.loaded.config.hooks;
@@ -53,6 +55,7 @@ export async function hooksCommand(
     const rows = [["HOOK", "EVENT", ...ids.map((i) => i.toUpperCase())]];
     hooks.forEach((hook, index) => {
       const cells = ids.map((id) => {
+        if (hook.enabled === false) return "disabled";
         const d = byHookAndAgent.get(`${index}:${id}`);
         if (!d) return "-";
         return `${LABEL[d.outcome]}${d.gates.length > 0 ? " (gated)" : ""}`;

@@ -13,14 +13,16 @@ export function hookGroups(
 ): Record<string, unknown[]> {
   const events: Record<string, unknown[]> = {};
   for (const h of hooks) {
+    const all: Record<string, unknown> = { ...h.fields, type: h.type };
+    if (h.args && h.args.length > 0) all.args = h.args;
+    if (h.async) all.async = true;
+    if (h.command !== undefined) all.command = h.command;
+    if (h.timeout && h.timeout > 0) all.timeout = h.timeout;
     const handler: Record<string, unknown> = {};
     // Agents that name handlers (Gemini CLI) get the hook's name, prefixed so kanon knows its own.
     if (options.namePrefix !== undefined) handler.name = `${options.namePrefix}${h.name}`;
-    if (h.args && h.args.length > 0) handler.args = h.args;
-    if (h.async) handler.async = true;
-    handler.command = h.command ?? "";
-    if (h.timeout && h.timeout > 0) handler.timeout = h.timeout;
-    if (h.type) handler.type = h.type;
+    // The other keys in sorted order, as the Go original's encoder wrote them.
+    for (const k of Object.keys(all).sort()) handler[k] = all[k];
     const group: Record<string, unknown> = { hooks: [handler] };
     if (h.matcherText) group.matcher = h.matcherText;
     const list = Object.hasOwn(events, h.event) ? events[h.event]! : [];
@@ -82,13 +84,17 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
           left("handler ", "it is not an object");
           continue;
         }
-        const problem = handlerProblem(handler);
+        const type = typeof handler.type === "string" ? handler.type : "command";
+        const others = otherFields(manifest, type);
+        const problem = handlerProblem(handler, others);
         if (problem) {
           left("handler ", problem);
           continue;
         }
+        const fields: Record<string, unknown> = {};
         for (const key of Object.keys(handler)) {
-          if (!HANDLER_FIELDS.has(key))
+          if (others.has(key)) fields[key] = handler[key];
+          else if (!HANDLER_FIELDS.has(key))
             out.warnings.push(
               `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
             );
@@ -98,9 +104,11 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
           neutralEvent: byNative.get(event) ?? event,
           event,
           matcher: { kind: "all" },
+          // A handler without a type is a command handler (Claude's and Codex's schemas default it so).
+          type,
+          fields,
         };
         if (item.matcher !== undefined && item.matcher !== "") h.matcherText = item.matcher as string;
-        if (handler.type !== undefined) h.type = handler.type as string;
         if (handler.command !== undefined) h.command = handler.command as string;
         if (handler.args !== undefined) h.args = handler.args as string[];
         if (handler.timeout !== undefined)
@@ -115,7 +123,57 @@ export function readHookGroups(manifest: AgentManifest, text: string, label: str
 
 const HANDLER_FIELDS = new Set(["type", "command", "args", "timeout", "async"]);
 
-function handlerProblem(h: Record<string, unknown>): string | null {
+/**
+ * The handler fields besides the command ones that the agent's table writes natively for this type,
+ * by their native name (statusMessage, url, …), each with the kind of value kanon.yaml holds for it.
+ */
+function otherFields(manifest: AgentManifest, type: string): Map<string, FieldKind> {
+  const out = new Map<string, FieldKind>();
+  const table = Object.hasOwn(manifest.hooks.handlers, type) ? manifest.hooks.handlers[type]! : undefined;
+  for (const [neutral, f] of Object.entries(table?.fields ?? {})) {
+    const kind = FIELD_KINDS[neutral];
+    if (f.support === "native" && kind) out.set(f.name ?? neutral, kind);
+  }
+  return out;
+}
+
+type FieldKind = "string" | "boolean" | "strings" | "string map" | "object";
+
+/** What kanon.yaml holds in each handler field besides the command ones (src/source/schema.ts). */
+const FIELD_KINDS: Record<string, FieldKind> = {
+  shell: "string",
+  if: "string",
+  status_message: "string",
+  url: "string",
+  server: "string",
+  tool: "string",
+  prompt: "string",
+  model: "string",
+  async_rewake: "boolean",
+  continue_on_block: "boolean",
+  allowed_env_vars: "strings",
+  headers: "string map",
+  input: "object",
+};
+
+function isKind(value: unknown, kind: FieldKind): boolean {
+  switch (kind) {
+    case "string":
+    case "boolean":
+      return typeof value === kind;
+    case "strings":
+      return Array.isArray(value) && value.every((v) => typeof v === "string");
+    case "string map":
+      return isPlainObject(value) && Object.values(value).every((v) => typeof v === "string");
+    case "object":
+      return isPlainObject(value);
+  }
+}
+
+function handlerProblem(h: Record<string, unknown>, others: ReadonlyMap<string, FieldKind>): string | null {
+  for (const [key, kind] of others)
+    if (h[key] !== undefined && !isKind(h[key], kind))
+      return `${key} is not ${kind === "object" ? "an object" : `a ${kind}`}`;
   for (const key of ["type", "command"])
     if (h[key] !== undefined && typeof h[key] !== "string") return `${key} is not a string`;
   if (h.args !== undefined && !(Array.isArray(h.args) && h.args.every((a) => typeof a === "string")))

@@ -9,9 +9,14 @@ import type { AgentManifest, Gate, NativeHook } from "../../model/manifest.js";
 import type { Scope } from "../../model/types.js";
 import { isNativeList, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
 import { commandLine, protectFromExpansion } from "./quote.js";
-import { NEUTRAL_TOOLS, neutralEvent } from "./vocabulary.js";
+import { HANDLER_FIELDS, NEUTRAL_EVENTS, NEUTRAL_TOOLS, neutralEvent, neutralHandler } from "./vocabulary.js";
 
-export type Outcome = "as-written" | "translated" | "omitted";
+/**
+ * as-written: the agent runs the hook as kanon.yaml says. translated: it runs the same hook in another
+ * form. passed-through: written for an agent that drops events it does not know, on an event kanon
+ * does not know either (a new event, or a typo). omitted: not written for this agent.
+ */
+export type Outcome = "as-written" | "translated" | "passed-through" | "omitted";
 
 export interface HookDecision {
   hook: HookEntry;
@@ -44,14 +49,32 @@ export function isExplicit(targets: string[] | undefined, agent: string): boolea
   return !!targets && !targets.includes("all") && targets.includes(agent);
 }
 
-/** Decide one hook for one agent; `null` when the hook does not target the agent at all. */
+/** The value of a handler field as kanon writes it: empty strings, lists and maps, zero and false are unset. */
+export function handlerFieldValue(hook: HookEntry, field: string): unknown {
+  const value = (hook as unknown as Record<string, unknown>)[field];
+  if (value === undefined || value === null || value === "" || value === false) return undefined;
+  if (typeof value === "number" && value <= 0) return undefined;
+  if (Array.isArray(value)) return value.length > 0 ? value : undefined;
+  if (typeof value === "object" && Object.keys(value).length === 0) return undefined;
+  return value;
+}
+
+/** The neutral event names kanon knows: the vocabulary's. Validation adds every manifest's own events. */
+const NEUTRAL_EVENT_NAMES: ReadonlySet<string> = new Set(NEUTRAL_EVENTS.map((e) => e.name));
+
+/**
+ * Decide one hook for one agent; `null` when the hook does not target the agent at all (or is
+ * disabled). `knownEvents` are the events kanon knows anywhere: a pass-through agent gets an event
+ * outside its table only when kanon has never heard of it.
+ */
 export function decideHook(
   hook: HookEntry,
   index: number,
   agent: AgentManifest,
   scope: Scope["kind"],
+  knownEvents: ReadonlySet<string> = NEUTRAL_EVENT_NAMES,
 ): HookDecision | null {
-  if (!targetsAgent(hook.targets, agent.id)) return null;
+  if (hook.enabled === false || !targetsAgent(hook.targets, agent.id)) return null;
   const event = hookEvent(hook);
   if (!event) return null;
   const caps = agent.hooks;
@@ -78,50 +101,48 @@ export function decideHook(
   // Own properties only: an event or type named "toString" must not find Object.prototype.
   const support = Object.hasOwn(caps.events, event) ? caps.events[event] : undefined;
   if (!support) {
-    if (!caps.passThrough) return omit(`event ${JSON.stringify(event)}`);
-    d.notes.push(`${who} does not know event ${JSON.stringify(event)} and ignores it`);
+    if (!caps.passThrough || knownEvents.has(event)) return omit(`event ${JSON.stringify(event)}`);
+    d.notes.push(
+      `kanon does not know event ${JSON.stringify(event)}: it is written as is, and ${who} ignores it unless it is one of its own`,
+    );
   }
 
-  const type = hook.type || (hook.command ? "command" : "");
-  const handler = Object.hasOwn(caps.handlers, type || "command")
-    ? caps.handlers[type || "command"]
-    : undefined;
-  if (!handler && !caps.passThrough) return omit(`type ${JSON.stringify(type)}`);
-  if (!handler)
-    d.notes.push(`${who} does not know handler type ${JSON.stringify(type)} and ignores the hook`);
+  const type = hook.type || "command";
+  const handler = caps.handlers[type];
+  if (!handler) return omit(`type ${JSON.stringify(type)}`);
+  const required = neutralHandler(type)?.required ?? [];
+  const absent = required.find((f) => handlerFieldValue(hook, f) === undefined);
+  if (absent) return omit(`type ${type} without ${absent}`);
 
   const native: NativeHook = {
     name: hook.name,
     neutralEvent: event,
     event: support?.native ?? event,
     matcher: { kind: "all" },
-    ...(hook.type ? { type: hook.type } : hook.command ? { type: "command" } : {}),
-    ...(hook.command !== undefined ? { command: hook.command } : {}),
+    type,
+    fields: {},
   };
-  if (handler && !caps.passThrough) {
-    native.type = type;
-    if (handler.fields.command && !hook.command) return omit("a hook without a command");
-  }
-
-  // Handler fields beyond command: each is native, translated, or missing.
-  const args = hook.args && hook.args.length > 0 ? hook.args : undefined;
-  const fields: [string, unknown][] = [
-    ["args", args],
-    ["timeout", hook.timeout && hook.timeout > 0 ? hook.timeout : undefined],
-    ["async", hook.async ? true : undefined],
-  ];
-  for (const [field, value] of fields) {
+  // Each handler field is native (under the agent's name for it), translated, dropped, or missing.
+  for (const field of HANDLER_FIELDS) {
+    const value = handlerFieldValue(hook, field);
     if (value === undefined) continue;
-    const fs = handler?.fields[field];
+    const fs = handler.fields[field];
     if (!fs || fs.support === "none") {
-      if (caps.passThrough) {
-        (native as unknown as Record<string, unknown>)[field] = value;
-        continue;
-      }
       return omit(`field ${JSON.stringify(field)}`, `for type ${JSON.stringify(type)}`);
     }
+    if (fs.support === "dropped") {
+      d.translations.push(`${field} dropped: ${fs.why}`);
+      continue;
+    }
+    if (fs.support === "native" && fs.events && !fs.events.includes(event)) {
+      return omit(
+        `field ${JSON.stringify(field)} on ${event}`,
+        `${agent.displayName} honours it only on ${fs.events.join(", ")}, and never runs the hook elsewhere`,
+      );
+    }
     if (fs.support === "native") {
-      (native as unknown as Record<string, unknown>)[field] = value;
+      if (COMMAND_FIELDS.includes(field)) (native as unknown as Record<string, unknown>)[field] = value;
+      else native.fields[fs.name ?? field] = value;
       continue;
     }
     switch (fs.how) {
@@ -171,9 +192,12 @@ export function decideHook(
     );
 
   d.native = native;
-  d.outcome = d.translations.length > 0 ? "translated" : "as-written";
+  d.outcome = !support ? "passed-through" : d.translations.length > 0 ? "translated" : "as-written";
   return d;
 }
+
+/** The fields NativeHook carries by their own names, for the runtimes kanon generates. */
+const COMMAND_FIELDS: readonly string[] = ["command", "args", "timeout", "async"];
 
 function translateMatcher(
   text: string | undefined,

@@ -76,3 +76,58 @@ export const NEUTRAL_TOOLS = [
 export function neutralEvent(name: string): NeutralEvent | undefined {
   return NEUTRAL_EVENTS.find((e) => e.name === name);
 }
+
+/** A neutral handler type: the kanon.yaml fields it requires and the ones it may carry. */
+export interface NeutralHandler {
+  type: string;
+  /** One line for the docs. */
+  purpose: string;
+  required: readonly string[];
+  optional: readonly string[];
+}
+
+/**
+ * Claude Code's five handler types, with its fields in kanon's snake_case spelling (each agent's
+ * manifest maps them to its own). A field outside a type's two lists is an error in kanon.yaml.
+ */
+export const NEUTRAL_HANDLERS: readonly NeutralHandler[] = [
+  {
+    type: "command",
+    purpose: "runs a shell command (or an executable with args)",
+    required: ["command"],
+    optional: ["args", "shell", "timeout", "async", "async_rewake", "if", "status_message"],
+  },
+  {
+    type: "http",
+    purpose: "POSTs the hook input JSON to url",
+    required: ["url"],
+    optional: ["headers", "allowed_env_vars", "timeout", "if", "status_message"],
+  },
+  {
+    type: "mcp_tool",
+    purpose: "calls a tool of a connected MCP server",
+    required: ["server", "tool"],
+    optional: ["input", "timeout", "if", "status_message"],
+  },
+  {
+    type: "prompt",
+    purpose: "asks a model to decide",
+    required: ["prompt"],
+    optional: ["model", "timeout", "continue_on_block", "if", "status_message"],
+  },
+  {
+    type: "agent",
+    purpose: "runs a subagent that can use tools to decide",
+    required: ["prompt"],
+    optional: ["model", "timeout", "if", "status_message"],
+  },
+];
+
+/** Every kanon.yaml handler field (the union of the types' fields), in the order they are checked. */
+export const HANDLER_FIELDS: readonly string[] = [
+  ...new Set(NEUTRAL_HANDLERS.flatMap((h) => [...h.required, ...h.optional])),
+];
+
+export function neutralHandler(type: string): NeutralHandler | undefined {
+  return NEUTRAL_HANDLERS.find((h) => h.type === type);
+}

@@ -127,6 +127,7 @@ function nativeKey(m: AgentManifest, n: NativeHook, named: boolean): string {
     n.args && n.args.length > 0 ? n.args : null,
     n.timeout && n.timeout > 0 ? n.timeout : null,
     n.async === true,
+    Object.entries(n.fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   ]);
 }
 
@@ -136,6 +137,14 @@ function candidates(m: AgentManifest, n: NativeHook): HookEntry[] {
   if (n.type && n.type !== "command") base.type = n.type;
   if (n.timeout && n.timeout > 0) base.timeout = Math.ceil(n.timeout);
   if (n.async) base.async = true;
+  // The other fields back under kanon.yaml's names (statusMessage → status_message).
+  const table = Object.hasOwn(m.hooks.handlers, n.type) ? m.hooks.handlers[n.type]! : undefined;
+  for (const [name, value] of Object.entries(n.fields)) {
+    const neutral = Object.entries(table?.fields ?? {}).find(
+      ([f, fs]) => fs.support === "native" && (fs.name ?? f) === name,
+    )?.[0];
+    if (neutral) (base as unknown as Record<string, unknown>)[neutral] = value;
+  }
 
   const commands: Pick<HookEntry, "command" | "args">[] = [];
   const argsHow = m.hooks.handlers[n.type || "command"]?.fields.args;

@@ -3,8 +3,9 @@
  * that the user also writes to: Claude's settings.json `hooks` and Codex's hooks.json. Computed on
  * values; the JSON editor then changes only the text of what differs.
  *
- * A handler is identified by its event, matcher and fields (handlerKey). The user's handlers keep
- * their place: Codex keys its review of a hook by `<file>:<event>:<group>:<handler>`, so moving one
+ * A handler is identified by its event, matcher and fields, its type included (handlerKey), so an
+ * http, mcp_tool, prompt or agent handler is owned, replaced and removed like a command handler.
+ * The user's handlers keep their place: Codex keys its review of a hook by `<file>:<event>:<group>:<handler>`, so moving one
  * would make Codex ask for a review of a hook nobody changed.
  */
 import { isPlainObject, type PlainObject, setOwn } from "../../formats/values.js";
@@ -41,8 +42,22 @@ export function renderedHandlers(desired: PlainObject): Wanted[] {
 
 export function handlerLabel(event: string, matcher: unknown, handler: unknown): string {
   const m = typeof matcher === "string" && matcher !== "" ? ` ${matcher}` : "";
-  const command = isPlainObject(handler) && typeof handler.command === "string" ? handler.command : "";
-  return `${event}${m}: ${command}`;
+  return `${event}${m}: ${handlerWhat(handler)}`;
+}
+
+/**
+ * What a handler does, in a few words: a command handler's command; any other type (http, mcp_tool,
+ * prompt, agent) is named by its type and main field (`http https://…`, `mcp_tool memory/search`).
+ */
+function handlerWhat(handler: unknown): string {
+  if (!isPlainObject(handler)) return "";
+  const str = (k: string): string => (typeof handler[k] === "string" ? (handler[k] as string) : "");
+  const type = str("type");
+  if (type === "" || type === "command") return str("command");
+  if (type === "http") return `http ${str("url")}`;
+  if (type === "mcp_tool") return `mcp_tool ${str("server")}/${str("tool")}`;
+  const prompt = str("prompt").split("\n")[0]!;
+  return `${type} ${prompt.length > 40 ? `${prompt.slice(0, 40)}…` : prompt}`;
 }
 
 /**

@@ -73,11 +73,12 @@ describe("opencodeHooks", () => {
     expect(opencodeHooks.gates).toEqual([]);
   });
 
-  it("runs command handlers with every neutral field, and evaluates matchers itself", () => {
+  it("runs command handlers with the neutral command fields, and evaluates matchers itself", () => {
     expect(Object.keys(opencodeHooks.handlers)).toEqual(["command"]);
-    const fields = opencodeHooks.handlers.command!.fields;
+    const { status_message, ...fields } = opencodeHooks.handlers.command!.fields;
     expect(Object.keys(fields).sort()).toEqual(["args", "async", "command", "timeout"]);
     for (const f of Object.values(fields)) expect(f.support).toBe("native");
+    expect(status_message?.support).toBe("dropped");
     expect(opencodeHooks.matcher).toMatchObject({ listSeparators: ["|", ","], regex: null });
     expect(opencodeHooks.timeouts).toEqual({ unit: "s", defaultSec: 600 });
     expect(PLUGIN_RUNTIME).toContain(`const DEFAULT_TIMEOUT_SEC = ${opencodeHooks.timeouts.defaultSec};`);

@@ -63,18 +63,17 @@ describe("hook support: the seed's reproduction", () => {
   });
 
   it("never lets type http reach Codex", () => {
-    const implicit = decide({ name: "audit", event: "PostToolUse", type: "http" });
+    const http = { name: "audit", event: "PostToolUse", type: "http", url: "https://a.example/" };
+    const implicit = decide(http);
     expect(implicit.outcome).toBe("omitted");
     expect(omissionWarning(implicit)).toBe(
       'hook "audit" is not rendered for codex: type "http" is not supported',
     );
-    const explicit = decide({ name: "audit", event: "PostToolUse", type: "http", targets: ["codex"] });
+    const explicit = decide({ ...http, targets: ["codex"] });
     expect(omissionError(explicit)).toBe(
       'hook "audit" targets codex but type "http" is not supported for codex',
     );
-    expect(decide({ name: "audit", event: "PostToolUse", type: "http" }, claudeManifest).outcome).toBe(
-      "as-written",
-    );
+    expect(decide(http, claudeManifest).outcome).toBe("as-written");
   });
 
   it("does not decide for agents the hook does not target", () => {
@@ -157,10 +156,19 @@ describe("hook support: notes and gates", () => {
     ]);
   });
 
-  it("passes an event Claude does not know through, noting it", () => {
+  it("passes an event kanon does not know through to Claude, noting it", () => {
+    const d = decide({ name: "i", event: "BrandNewEvent", command: "x" }, claudeManifest);
+    expect(d.outcome).toBe("passed-through");
+    expect(d.native?.event).toBe("BrandNewEvent");
+    expect(d.notes.join()).toContain('kanon does not know event "BrandNewEvent"');
+  });
+
+  it("leaves a neutral event Claude lacks out of Claude (Interrupt never fires there)", () => {
     const d = decide({ name: "i", event: "Interrupt", command: "x" }, claudeManifest);
-    expect(d.outcome).toBe("as-written");
-    expect(d.notes.join()).toContain('does not know event "Interrupt"');
+    expect(d.outcome).toBe("omitted");
+    expect(omissionWarning(d)).toBe(
+      'hook "i" is not rendered for claude: event "Interrupt" is not supported',
+    );
   });
 
   it("uses the name as the event when event is empty", () => {

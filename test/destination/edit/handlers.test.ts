@@ -13,6 +13,42 @@ const key = (event: string, matcher: string | undefined, command: string) =>
   handlerKey(event, matcher, cmd(command));
 
 describe("mergeHandlers", () => {
+  it("owns, replaces and removes http and mcp_tool handlers like command handlers", () => {
+    const http = (url: string) => ({ type: "http", url, timeout: 5 });
+    const tool = { type: "mcp_tool", server: "memory", tool: "search" };
+    const user = { type: "http", url: "https://mine.example/hook" };
+    const first = mergeHandlers(
+      { PreToolUse: [{ matcher: "Bash", hooks: [user] }] },
+      { PreToolUse: [{ matcher: "Bash", hooks: [http("https://a.example/h")] }], Stop: [{ hooks: [tool] }] },
+      new Set(),
+      "f",
+      "hooks",
+    );
+    expect(first.owned).toEqual([
+      handlerKey("PreToolUse", "Bash", http("https://a.example/h")),
+      handlerKey("Stop", undefined, tool),
+    ]);
+    // The url changed: replaced in place; the mcp_tool handler is no longer rendered: removed.
+    const second = mergeHandlers(
+      first.value,
+      { PreToolUse: [{ matcher: "Bash", hooks: [http("https://b.example/h")] }] },
+      new Set(first.owned),
+      "f",
+      "hooks",
+    );
+    expect(second.value).toEqual({
+      PreToolUse: [
+        { matcher: "Bash", hooks: [user] },
+        { matcher: "Bash", hooks: [http("https://b.example/h")] },
+      ],
+    });
+    expect(second.removed).toEqual(["Stop: mcp_tool memory/search"]);
+    // Nothing rendered: kanon's http handler goes, the user's stays.
+    const third = mergeHandlers(second.value, {}, new Set(second.owned), "f", "hooks");
+    expect(third.value).toEqual({ PreToolUse: [{ matcher: "Bash", hooks: [user] }] });
+    expect(third.removed).toEqual(["PreToolUse Bash: http https://b.example/h"]);
+  });
+
   it("appends kanon's handlers after the user's, as groups of their own", () => {
     const current = { PreToolUse: [group("Edit", "mine")] };
     const r = mergeHandlers(

@@ -20,6 +20,7 @@ const hook = (name: string, event: string, command: string, extra: Partial<Nativ
   matcher: { kind: "all" },
   type: "command",
   command,
+  fields: {},
   ...extra,
 });
 

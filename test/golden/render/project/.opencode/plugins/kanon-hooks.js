@@ -10,6 +10,7 @@ const HOOKS = [
   {"name":"edits","event":"PostToolUse","matcher":{"names":["edit","apply_patch","patch","write"]},"command":"./format.sh","async":true},
   {"name":"prompt","event":"UserPromptSubmit","matcher":null,"command":"printf '%s' \"$PROMPT\" | tee -a log"},
   {"name":"Stop","event":"Stop","matcher":null,"command":"notify-send done"},
+  {"name":"status","event":"SessionStart","matcher":null,"command":"./status.sh"},
 ];
 const TOOL_NAMES = {
   "bash": ["Bash"],

@@ -1,0 +1,87 @@
+/**
+ * The agent-independent hook checks in validateConfig, with positions from the real locator: the
+ * "did you mean" sources (case, spelling, an agent's native event name) and enabled: false.
+ */
+import { describe, expect, it } from "vitest";
+import { claude } from "../../src/agents/claude/index.js";
+import { AGENTS } from "../../src/agents/index.js";
+import type { KanonConfig } from "../../src/model/config.js";
+import type { Agent } from "../../src/model/manifest.js";
+import { locator } from "../../src/source/decode-positional.js";
+import { normalizeConfig } from "../../src/source/load.js";
+import { validateConfig } from "../../src/source/validate.js";
+
+const paths = { home: "/nonexistent", config: "/nonexistent/kanon.yaml", userHome: "/nonexistent" };
+
+/** A Gemini-like agent: kanon's PreToolUse is its BeforeTool. */
+const nativeNamed: Agent = {
+  ...claude,
+  manifest: {
+    ...claude.manifest,
+    id: "claude",
+    hooks: {
+      ...claude.manifest.hooks,
+      passThrough: false,
+      events: { PreToolUse: { ...claude.manifest.hooks.events.PreToolUse!, native: "BeforeTool" } },
+    },
+  },
+};
+
+async function check(yaml: string, agents: readonly Agent[] = AGENTS) {
+  const { parse } = await import("yaml");
+  const config = normalizeConfig(parse(yaml) as Partial<KanonConfig>);
+  return validateConfig(config, paths, agents, "user", {}, locator(yaml, "kanon.yaml"));
+}
+
+describe("unknown events", () => {
+  it("suggest the neutral name for an agent's native one", async () => {
+    const v = await check("version: 1\nhooks:\n  - name: g\n    event: BeforeTool\n    command: x\n", [
+      nativeNamed,
+    ]);
+    expect(v.warnings).toEqual([
+      'kanon.yaml:4:12: hook "g": unknown event "BeforeTool"; did you mean "PreToolUse"?',
+    ]);
+  });
+
+  it("suggest nothing when nothing is close", async () => {
+    const v = await check("version: 1\nhooks:\n  - name: g\n    event: Lunchtime\n    command: x\n");
+    expect(v.warnings).toEqual(['kanon.yaml:4:12: hook "g": unknown event "Lunchtime"']);
+    expect(v.decisions.find((d) => d.agent === "claude")?.outcome).toBe("passed-through");
+  });
+
+  it("are none for an event only one agent has (PermissionRequest, PreModelRequest)", async () => {
+    const v = await check(
+      "version: 1\nhooks:\n  - {name: a, event: PermissionRequest, command: x}\n  - {name: b, event: PreModelRequest, command: x}\n",
+    );
+    expect(v.warnings).toEqual([]);
+    // Codex's own event is one kanon knows, so Claude is not given it.
+    expect(v.decisions.find((d) => d.hook.name === "b" && d.agent === "claude")?.outcome).toBe("omitted");
+  });
+});
+
+describe("enabled: false", () => {
+  it("makes no decisions and no errors for the hook, but its name still counts", async () => {
+    const v = await check(
+      "version: 1\nhooks:\n  - {name: off, event: Stop, enabled: false}\n  - {name: off, event: Stop, command: x}\n",
+    );
+    expect(v.errors).toEqual(['kanon.yaml:4:12: hook "off": duplicate name (first at kanon.yaml:3:5)']);
+    const only = await check("version: 1\nhooks:\n  - {name: off, event: Stop, enabled: false}\n");
+    expect(only).toMatchObject({ errors: [], warnings: [], decisions: [] });
+  });
+});
+
+describe("positions", () => {
+  it("are left out without a locator, which the pipeline then supplies for warnings too", async () => {
+    const config = normalizeConfig({ version: 1, hooks: [{ name: "x", event: "Stop" }] });
+    const v = await validateConfig(config, paths, AGENTS, "user", {});
+    expect(v.errors).toEqual(['hook "x": type command requires command']);
+    const w = await validateConfig(
+      normalizeConfig({ version: 1, hooks: [{ name: "x", event: "Stopp", command: "c" }] }),
+      paths,
+      AGENTS,
+      "user",
+      {},
+    );
+    expect(w.warnings).toEqual(['hook "x": unknown event "Stopp"; did you mean "Stop"?']);
+  });
+});
