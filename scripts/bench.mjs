@@ -243,9 +243,27 @@ try {
       `${`large: ui key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,
     );
   }
+  // Import mode on the machine the large home was applied to, into an empty Kanon home: every
+  // server, hook and skill is a unit (the load is mostly `kanon import` reading the machine).
+  const emptyHome = join(work, "empty-home");
+  mkdirSync(emptyHome);
+  const imp = await benchUi(emptyHome, { mode: "import", dest: join(work, "dest-large") });
+  console.log(
+    `${"large: ui import first screen".padEnd(40)} ${ms(imp.first)} (CPU ${imp.firstCpu.toFixed(0)} ms)`,
+  );
+  console.log(
+    `${"large: ui import units loaded".padEnd(40)} ${ms(imp.loaded)} (CPU ${imp.loadedCpu.toFixed(0)} ms)`,
+  );
+  console.log(`${"large: ui import CPU per key press".padEnd(40)} ${ms(imp.cpuPerKey)}`);
+  for (const [name, k] of Object.entries(imp.keys)) {
+    console.log(
+      `${`large: ui import key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,
+    );
+  }
   for (const [label, r] of hostile) console.log(row(`hostile 1 MB kanon.yaml: ${label}`, r));
   const [small, big] = results;
   const keyMedian = Math.max(...Object.values(ui.keys).map((k) => k.median));
+  const importKeyMedian = Math.max(...Object.values(imp.keys).map((k) => k.median));
   const budgets = [
     [`small diff ≤ 1.5 × node -e 0 (${(1.5 * bare.ms).toFixed(0)} ms)`, small.diff.ms <= 1.5 * bare.ms],
     ["large render + diff ≤ 1500 ms", big.render.ms + big.diff.ms <= 1500],
@@ -254,6 +272,8 @@ try {
     ["large ui first screen ≤ 1500 ms", ui.first <= 1500],
     ["large ui change list ≤ 1500 ms", ui.loaded <= 1500],
     ["large ui key → redraw median ≤ 100 ms", keyMedian <= 100],
+    ["large ui import first screen ≤ 1500 ms", imp.first <= 1500],
+    ["large ui import key → redraw median ≤ 100 ms", importKeyMedian <= 100],
     ...hostile.map(([label, r]) => [`hostile 1 MB validate (${label}) ≤ 2000 ms`, r.ms <= 2000]),
   ];
   console.log("\nbudgets");

@@ -176,6 +176,7 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
       "overwrite an existing kanon.yaml during import (with --merge: replace differing entries)",
     )
     .option("--merge", "add the imported entries to the existing kanon.yaml, keeping its comments and layout")
+    .option("--ui", "review and select imports in the interactive TUI")
     .option("--secret-policy <policy>", "secret handling during import: keep", "keep")
     .option(
       "--instruction-policy <policy>",
@@ -194,6 +195,17 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
       .description("Review and apply (or import) changes one by one in an interactive terminal UI")
       .option("-n, --dry-run", "start in dry-run mode (preview applies without writing)")
       .option("--mode <mode>", "initial UI mode: apply or import", "apply")
+      .option("--secret-policy <policy>", "secret handling in import mode: keep", "keep")
+      .option(
+        "--instruction-policy <policy>",
+        `instruction handling in import mode: auto, ${AGENT_IDS.join(", ")}, merge, per-agent, or skip`,
+        "auto",
+      )
+      .option(
+        "--hook-names <style>",
+        "hook names in import mode: command (from the command) or go (<agent>-<event>-<i>)",
+        "command",
+      )
       .action(async (opts) => (await commands.ui()).uiCommand(flags(), opts, io)),
     "kanon ui -n",
   );

@@ -50,7 +50,9 @@ export interface Imported {
 /** A skill file larger than this is not copied (the skill is skipped with a warning). */
 const MAX_SKILL_FILE = 10 * 1024 * 1024;
 
-export async function importMachine(o: ImportOptions): Promise<Imported> {
+export function checkPolicies(
+  o: Pick<ImportOptions, "secretPolicy" | "instructionPolicy" | "allAgents">,
+): void {
   if (o.secretPolicy !== "keep")
     throw new KanonError(
       `unsupported secret policy ${JSON.stringify(o.secretPolicy)}; only "keep" is implemented`,
@@ -58,6 +60,10 @@ export async function importMachine(o: ImportOptions): Promise<Imported> {
   const policies = [...o.allAgents, ...INSTRUCTION_POLICIES];
   if (!policies.includes(o.instructionPolicy))
     throw new KanonError(`unsupported instruction policy ${JSON.stringify(o.instructionPolicy)}`);
+}
+
+export async function importMachine(o: ImportOptions): Promise<Imported> {
+  checkPolicies(o);
 
   const warnings: string[] = [];
   const files: HomeFile[] = [];

@@ -109,7 +109,6 @@ export interface MergeResult {
 }
 
 export interface MergeInput {
-  text: string;
   /** The same document as loaded (validated). */
   existing: KanonConfig;
   imported: KanonConfig;
@@ -127,41 +126,97 @@ export interface SkillMerge {
   home: "missing" | "same" | "differs";
 }
 
+/** What an import entry is: an instruction file, a skill, an MCP server or a hook. */
+export type EntryKind = "instructions" | "skill" | "mcp" | "hook";
+
+/** One change to the kanon.yaml document, decided from the configs alone (no parsing). */
+export interface MergeEdit {
+  kind: EntryKind;
+  /** The instruction file's path, or the skill's, server's or hook's name. */
+  name: string;
+  /** One line for the report: `added mcp server "docs"`. */
+  change: string;
+  /** Whether it replaces a different entry of kanon.yaml's. */
+  replaces: boolean;
+  /** What it writes (with the document it edits, all the edit depends on). */
+  value: unknown;
+  apply(doc: Document): void;
+}
+
+export interface MergeConflict {
+  kind: EntryKind;
+  name: string;
+  text: string;
+}
+
 /** The agents of both lists (undefined, empty or `all` is every agent). */
 function unionTargets(a: string[] | undefined, b: string[] | undefined): string[] | undefined {
   const all = (t: string[] | undefined) => !t || t.length === 0 || t.includes("all");
   return all(a) || all(b) ? undefined : [...new Set([...a!, ...b!])];
 }
 
+function node(doc: Document, value: unknown): Node {
+  const n = doc.createNode(value);
+  flowShortLists(n);
+  return n;
+}
+
+/** The collection at `path`, created (block style) when missing or empty. */
+function collection(doc: Document, path: string[], empty: unknown): void {
+  const current = doc.getIn(path, true);
+  if (!isMap(current) && !isSeq(current)) doc.setIn(path, doc.createNode(empty));
+  const c = doc.getIn(path, true) as { flow?: boolean; items: unknown[] };
+  if (c.items.length === 0) c.flow = false;
+}
+
 /** Adds what is new to the existing kanon.yaml document, reports what differs; --force replaces it. */
-export function mergeConfigYaml(m: MergeInput): MergeResult {
-  const doc = parseDocument(m.text, { keepSourceTokens: true });
+export function mergeConfigYaml(m: MergeInput & { text: string }): MergeResult {
+  const { edits, conflicts } = mergeEdits(m);
+  return {
+    text: applyEdits(m.text, edits),
+    changes: edits.map((e) => e.change),
+    conflicts: conflicts.map((c) => c.text),
+  };
+}
+
+/** The document with `edits` made, its comments, key order and layout kept (unchanged when none). */
+export function applyEdits(text: string, edits: readonly MergeEdit[]): string {
+  if (edits.length === 0) return text;
+  const doc = parseDocument(text, { keepSourceTokens: true });
   if (doc.errors.length > 0) throw new KanonError(`kanon.yaml: ${doc.errors[0]!.message}`);
-  const changes: string[] = [];
-  const conflicts: string[] = [];
-  const node = (value: unknown) => {
-    const n = doc.createNode(value);
-    flowShortLists(n);
-    return n;
-  };
-  /** The collection at `path`, created (block style) when missing or empty. */
-  const collection = (path: string[], empty: unknown) => {
-    const current = doc.getIn(path, true);
-    if (!isMap(current) && !isSeq(current)) doc.setIn(path, doc.createNode(empty));
-    const c = doc.getIn(path, true) as { flow?: boolean; items: unknown[] };
-    if (c.items.length === 0) c.flow = false;
-    return c;
-  };
-  const differs = (what: string, ours: unknown, theirs: unknown) =>
-    `${what} differs from kanon.yaml${m.force ? "; replaced by the imported one" : "; kept kanon.yaml's (--force replaces it)"}\n  kanon.yaml: ${JSON.stringify(ours)}\n  imported:   ${JSON.stringify(theirs)}`;
+  for (const e of edits) e.apply(doc);
+  return doc.toString(inferOptions(text));
+}
+
+/**
+ * The edits that bring the imported entries into kanon.yaml, each tagged with its entry, and the
+ * entries that differ from kanon.yaml's (replaced only with `force`).
+ */
+export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: MergeConflict[] } {
+  const edits: MergeEdit[] = [];
+  const conflicts: MergeConflict[] = [];
+  const differs = (kind: EntryKind, name: string, ours: unknown, theirs: unknown) =>
+    conflicts.push({
+      kind,
+      name,
+      text: `${kind === "mcp" ? "mcp server" : kind} ${JSON.stringify(name)} differs from kanon.yaml${m.force ? "; replaced by the imported one" : "; kept kanon.yaml's (--force replaces it)"}\n  kanon.yaml: ${JSON.stringify(ours)}\n  imported:   ${JSON.stringify(theirs)}`,
+    });
 
   // Instruction files.
   const paths = new Set(m.existing.instructions.files.map(instructionPath));
   for (const f of m.instructions) {
     if (paths.has(instructionPath(f))) continue;
-    collection(["instructions", "files"], []);
-    doc.addIn(["instructions", "files"], node(f));
-    changes.push(`added instruction file ${instructionPath(f)}`);
+    edits.push({
+      kind: "instructions",
+      name: instructionPath(f),
+      change: `added instruction file ${instructionPath(f)}`,
+      replaces: false,
+      value: f,
+      apply(doc) {
+        collection(doc, ["instructions", "files"], []);
+        doc.addIn(["instructions", "files"], node(doc, f));
+      },
+    });
   }
 
   // Skills: new ones are added; the same files for more agents widen the targets (as the Go import
@@ -171,27 +226,27 @@ export function mergeConfigYaml(m: MergeInput): MergeResult {
     const ours = i < 0 ? undefined : m.existing.skills[i]!;
     // A home folder without an entry renders for every agent.
     const oursTargets = ours ? ours.targets : sk.home === "missing" ? [] : undefined;
-    const targets =
-      sk.home === "same"
-        ? unionTargets(oursTargets, sk.targets)
-        : sk.home === "missing"
-          ? sk.targets
-          : sk.targets;
+    const targets = sk.home === "same" ? unionTargets(oursTargets, sk.targets) : sk.targets;
     if (sk.home === "differs" && !m.force) continue;
     if (deepEqual(targets ?? null, oursTargets ?? null) && (ours || !targets)) continue;
+    const edit = (change: string, apply: (doc: Document) => void) =>
+      edits.push({ kind: "skill", name: sk.name, change, replaces: false, value: targets ?? null, apply });
     if (!ours) {
       if (!targets) continue;
-      collection(["skills"], []);
-      doc.addIn(["skills"], node(plainSkill({ name: sk.name, targets })));
-      changes.push(`added skill entry ${JSON.stringify(sk.name)}`);
+      edit(`added skill entry ${JSON.stringify(sk.name)}`, (doc) => {
+        collection(doc, ["skills"], []);
+        doc.addIn(["skills"], node(doc, plainSkill({ name: sk.name, targets })));
+      });
     } else if (targets) {
-      const list = doc.createNode(targets);
-      list.flow = true;
-      doc.setIn(["skills", i, "targets"], list);
-      changes.push(`set skill ${JSON.stringify(sk.name)} targets to ${targets.join(", ")}`);
+      edit(`set skill ${JSON.stringify(sk.name)} targets to ${targets.join(", ")}`, (doc) => {
+        const list = doc.createNode(targets);
+        list.flow = true;
+        doc.setIn(["skills", i, "targets"], list);
+      });
     } else {
-      doc.deleteIn(["skills", i, "targets"]);
-      changes.push(`skill ${JSON.stringify(sk.name)} now renders for every agent`);
+      edit(`skill ${JSON.stringify(sk.name)} now renders for every agent`, (doc) =>
+        doc.deleteIn(["skills", i, "targets"]),
+      );
     }
   }
 
@@ -199,19 +254,25 @@ export function mergeConfigYaml(m: MergeInput): MergeResult {
   for (const [name, s] of Object.entries(m.imported.mcp.servers)) {
     const plain = plainServer(s);
     const ours = m.existing.mcp.servers[name];
-    if (!ours) {
-      collection(["mcp", "servers"], {});
-      doc.setIn(["mcp", "servers", name], node(plain));
-      changes.push(`added mcp server ${JSON.stringify(name)}`);
-    } else if (
+    const set = (change: string, replaces: boolean) =>
+      edits.push({
+        kind: "mcp",
+        name,
+        change,
+        replaces,
+        value: plain,
+        apply(doc) {
+          if (!replaces) collection(doc, ["mcp", "servers"], {});
+          doc.setIn(["mcp", "servers", name], node(doc, plain));
+        },
+      });
+    if (!ours) set(`added mcp server ${JSON.stringify(name)}`, false);
+    else if (
       !deepEqual({ ...plainServer(ours), targets: undefined }, { ...plain, targets: undefined }) ||
       !covers(ours.targets, s.targets)
     ) {
-      conflicts.push(differs(`mcp server ${JSON.stringify(name)}`, plainServer(ours), plain));
-      if (m.force) {
-        doc.setIn(["mcp", "servers", name], node(plain));
-        changes.push(`replaced mcp server ${JSON.stringify(name)}`);
-      }
+      differs("mcp", name, plainServer(ours), plain);
+      if (m.force) set(`replaced mcp server ${JSON.stringify(name)}`, true);
     }
   }
 
@@ -221,19 +282,22 @@ export function mergeConfigYaml(m: MergeInput): MergeResult {
     if (m.existing.hooks.some((e) => deepEqual(bare(e), bare(h)) && covers(e.targets, h.targets))) continue;
     const i = m.existing.hooks.findIndex((e) => e.name === h.name);
     const plain = plainHook(h);
+    const hookEdit = (change: string, replaces: boolean, apply: (doc: Document) => void) =>
+      edits.push({ kind: "hook", name: h.name, change, replaces, value: plain, apply });
     if (i < 0) {
-      collection(["hooks"], []);
-      doc.addIn(["hooks"], node(plain));
-      changes.push(`added hook ${JSON.stringify(h.name)}`);
+      hookEdit(`added hook ${JSON.stringify(h.name)}`, false, (doc) => {
+        collection(doc, ["hooks"], []);
+        doc.addIn(["hooks"], node(doc, plain));
+      });
     } else {
-      conflicts.push(differs(`hook ${JSON.stringify(h.name)}`, plainHook(m.existing.hooks[i]!), plain));
-      if (m.force) {
-        doc.setIn(["hooks", i], node(plain));
-        changes.push(`replaced hook ${JSON.stringify(h.name)}`);
-      }
+      differs("hook", h.name, plainHook(m.existing.hooks[i]!), plain);
+      if (m.force)
+        hookEdit(`replaced hook ${JSON.stringify(h.name)}`, true, (doc) =>
+          doc.setIn(["hooks", i], node(doc, plain)),
+        );
     }
   }
-  return { text: changes.length > 0 ? doc.toString(inferOptions(m.text)) : m.text, changes, conflicts };
+  return { edits, conflicts };
 }
 
 /** Whether an entry for `ours` agents already renders for every agent in `theirs`. */

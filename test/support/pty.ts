@@ -42,9 +42,18 @@ export class PtySession {
       this.tail = text.slice(-SYNC_BEGIN.length);
       const begin = text.lastIndexOf(SYNC_BEGIN);
       const end = text.lastIndexOf(SYNC_END);
-      if (begin > end) this.midFrame = true;
-      else if (end > begin) this.midFrame = false;
-      this.pending = this.pending.then(() => new Promise<void>((r) => this.term.write(chunk, r)));
+      const midFrame = begin > end ? true : end > begin ? false : undefined;
+      // The flag changes only once the terminal has parsed this chunk, so it always describes the
+      // screen a reader sees (a chunk that arrives while a reader waits is not on the screen yet).
+      this.pending = this.pending.then(
+        () =>
+          new Promise<void>((r) =>
+            this.term.write(chunk, () => {
+              if (midFrame !== undefined) this.midFrame = midFrame;
+              r();
+            }),
+          ),
+      );
     });
     // Answers to the program's terminal queries go back to it, as a real terminal's would.
     this.term.onData((data) => this.proc.stdin.write(data));

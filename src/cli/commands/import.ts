@@ -1,42 +1,35 @@
 /** `kanon import` (alias `add`): the machine's agent settings → a Kanon home (reference §1.3.8, §5.8). */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_IDS, selectAgents } from "../../agents/index.js";
-import type { HookNames } from "../../core/import/hooks.js";
+import { AGENT_IDS } from "../../agents/index.js";
 import { applyChanges } from "../../destination/apply.js";
 import type { Change } from "../../destination/plan.js";
-import { type HomeFile, type Imported, importMachine } from "../../import/read.js";
-import { configYaml, mergeConfigYaml, type SkillMerge } from "../../import/yaml.js";
-import { type InstructionFile, instructionPath } from "../../model/config.js";
+import { compareWithHome } from "../../import/home.js";
+import { homeChange } from "../../import/plan.js";
+import type { HomeFile, Imported } from "../../import/read.js";
+import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
 import { KanonError } from "../../model/types.js";
-import { hashSkillFiles } from "../../providers/hash.js";
-import { readTree } from "../../providers/tree.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
-import { pathsOf, scopeOf } from "../pipeline.js";
+import { type MachineFlags, readMachine } from "../import-machine.js";
+import { pathsOf } from "../pipeline.js";
 
-export interface ImportFlags {
+export interface ImportFlags extends MachineFlags {
   write?: boolean;
   force?: boolean;
   merge?: boolean;
-  secretPolicy: string;
-  instructionPolicy: string;
-  hookNames: string;
+  ui?: boolean;
 }
 
 export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: Io): Promise<void> {
-  if (opts.hookNames !== "command" && opts.hookNames !== "go")
-    throw new KanonError(`unsupported hook names ${JSON.stringify(opts.hookNames)}; use command or go`);
+  if (opts.ui) {
+    if (opts.write) throw new KanonError("use only one of --ui or --write");
+    if (opts.merge) throw new KanonError("use only one of --ui or --merge");
+    const { uiCommand } = await import("./ui.js");
+    return uiCommand(flags, { ...opts, mode: "import" }, io);
+  }
   const paths = pathsOf(flags, io);
-  const imported = await importMachine({
-    agents: selectAgents(flags.agent),
-    // "Every agent" (no targets) means the agents a home without an `agents:` list renders for.
-    allAgents: selectAgents("all").map((a) => a.manifest.id),
-    scope: scopeOf(flags, io),
-    instructionPolicy: opts.instructionPolicy,
-    secretPolicy: opts.secretPolicy,
-    hookNames: opts.hookNames as HookNames,
-  });
+  const imported = await readMachine(flags, opts, io);
   warn(io, imported.warnings);
   if (opts.merge) return mergeCommand(paths, imported, opts, io);
 
@@ -48,7 +41,7 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   if (existsSync(paths.config) && !opts.force)
     throw new KanonError(`${paths.config} already exists; re-run import with --force to replace it`);
   // All files at once or none: the same staged writes as apply.
-  applyChanges([...imported.files.map((f) => homeChange(paths.home, f)), textChange(paths.config, yaml)]);
+  applyChanges([...imported.files.map((f) => homeFile(paths.home, f)), textChange(paths.config, yaml)]);
   out(io, `Wrote imported config to ${paths.config}\n`);
 }
 
@@ -69,60 +62,24 @@ async function mergeCommand(
   warn(io, loaded.warnings);
   const existing = loaded.config;
   const force = !!opts.force;
-  const files: HomeFile[] = [];
+  const home = await compareWithHome(paths.home, existing, imported);
+  const files: HomeFile[] = home.instructions.map((i) => i.file);
   const conflicts: string[] = [];
-
-  // Skills: the same content is already there; different content is a conflict.
-  const bySkill = new Map<string, HomeFile[]>();
-  for (const f of imported.files.filter((x) => x.rel.startsWith("skills/"))) {
-    const name = f.rel.split("/")[1]!;
-    bySkill.set(name, [...(bySkill.get(name) ?? []), f]);
-  }
-  const skills: SkillMerge[] = [];
-  for (const [name, skillFiles] of bySkill) {
-    const targets = imported.config.skills.find((e) => e.name === name)?.targets;
-    const dir = join(paths.home, "skills", name);
-    if (!existsSync(dir)) {
-      files.push(...skillFiles);
-      skills.push({ name, targets, home: "missing" });
-      continue;
-    }
-    const ours = await readTree(dir, { followFileSymlinks: true });
-    const theirs = skillFiles.map((f) => ({ ...f, rel: f.rel.slice(`skills/${name}/`.length) }));
-    const same = hashSkillFiles(ours) === hashSkillFiles(theirs);
-    skills.push({ name, targets, home: same ? "same" : "differs" });
-    if (same) continue;
+  for (const sk of home.skills) {
+    if (sk.home === "missing") files.push(...sk.files);
+    if (sk.home !== "differs") continue;
     conflicts.push(
-      `skill ${JSON.stringify(name)} differs from skills/${name}/ in the Kanon home${force ? "; replaced by the imported one" : "; kept the home's (--force replaces it)"}`,
+      `skill ${JSON.stringify(sk.name)} differs from skills/${sk.name}/ in the Kanon home${force ? "; replaced by the imported one" : "; kept the home's (--force replaces it)"}`,
     );
-    if (force) files.push(...skillFiles);
-  }
-
-  // Instructions: a text the home already has is kept; a new one gets a free file name.
-  const homeTexts = existing.instructions.files.map((f) => {
-    try {
-      return readFileSync(join(paths.home, instructionPath(f)), "utf8").trim();
-    } catch {
-      return null;
-    }
-  });
-  const instructions: InstructionFile[] = [];
-  for (const entry of imported.config.instructions.files) {
-    const file = imported.files.find((f) => f.rel === instructionPath(entry))!;
-    const text = Buffer.from(file.content).toString("utf8");
-    if (homeTexts.includes(text.trim())) continue;
-    let rel = file.rel;
-    for (let i = 2; existsSync(join(paths.home, rel)); i++) rel = file.rel.replace(/\.md$/, `-${i}.md`);
-    files.push({ ...file, rel });
-    instructions.push(typeof entry === "string" ? rel : { ...entry, path: rel });
+    if (force) files.push(...sk.files);
   }
 
   const merged = mergeConfigYaml({
     text: readFileSync(paths.config, "utf8"),
     existing,
     imported: imported.config,
-    instructions,
-    skills,
+    instructions: home.instructions.map((i) => i.entry),
+    skills: home.skills,
     force,
   });
   for (const c of [...conflicts, ...merged.conflicts]) io.stderr.write(`conflict: ${c}\n`);
@@ -135,30 +92,29 @@ async function mergeCommand(
     return;
   }
   applyChanges([
-    ...files.map((f) => homeChange(paths.home, f)),
+    ...files.map((f) => homeFile(paths.home, f)),
     ...(merged.text !== readFileSync(paths.config, "utf8") ? [textChange(paths.config, merged.text)] : []),
   ]);
   for (const c of merged.changes) out(io, `${c}\n`);
   out(io, `Merged imported config into ${paths.config}\n`);
 }
 
-function homeChange(home: string, f: HomeFile): Change {
-  return change(join(home, f.rel), f.content, f.mode);
+function homeFile(home: string, f: HomeFile): Change {
+  return newFile(join(home, f.rel), f.content, f.mode);
 }
 
 function textChange(path: string, text: string): Change {
-  return change(path, Buffer.from(text, "utf8"), 0o644);
+  return newFile(path, Buffer.from(text, "utf8"), 0o644);
 }
 
-function change(path: string, content: Uint8Array, mode: number): Change {
-  const exists = existsSync(path);
-  return {
-    file: { agent: "kanon", path, content, mode },
+/** import --write and --merge write without comparing: the file's mode is the imported one. */
+function newFile(path: string, content: Uint8Array, mode: number): Change {
+  return homeChange({
     path,
-    action: exists ? "update" : "create",
+    action: existsSync(path) ? "update" : "create",
     before: null,
     after: content,
     mode,
     beforeMode: null,
-  };
+  });
 }

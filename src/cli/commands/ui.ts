@@ -2,10 +2,11 @@
 import { selectAgents } from "../../agents/index.js";
 import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
+import { checkMachineFlags, type MachineFlags } from "../import-machine.js";
 
 export async function uiCommand(
   flags: GlobalFlags,
-  opts: { dryRun?: boolean; mode?: string },
+  opts: { dryRun?: boolean; mode?: string } & MachineFlags,
   io: Io,
 ): Promise<void> {
   if (!(io.stdout as NodeJS.WriteStream).isTTY || !io.stdin.isTTY) {
@@ -14,6 +15,8 @@ export async function uiCommand(
   const mode = opts.mode === undefined || opts.mode === "" ? "apply" : opts.mode;
   if (mode !== "apply" && mode !== "import") throw new KanonError(`unsupported UI mode ${mode}`);
   selectAgents(flags.agent);
+  // Import mode's flags are checked in either mode: `m` switches to it.
+  checkMachineFlags(opts);
   const { runUi } = await import("../ui/app.js");
-  await runUi(flags, { mode, dryRun: !!opts.dryRun }, io);
+  await runUi(flags, { mode, dryRun: !!opts.dryRun, machine: opts }, io);
 }

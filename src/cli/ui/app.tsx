@@ -9,6 +9,7 @@ import { type Key as InkKey, render, useApp, useInput, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
 import type { GlobalFlags, Io } from "../context.js";
 import { branchState, git } from "../home-git.js";
+import type { MachineFlags } from "../import-machine.js";
 import { pathsOf } from "../pipeline.js";
 import { type PaneLine, paneLines } from "./diff-pane.js";
 import {
@@ -29,11 +30,16 @@ import { layout, Screen } from "./view.js";
 export interface UiOptions {
   mode: Mode;
   dryRun: boolean;
+  /** How import mode reads this machine. */
+  machine: MachineFlags;
 }
 
 export async function runUi(flags: GlobalFlags, options: UiOptions, io: Io): Promise<void> {
   const stdout = io.stdout as NodeJS.WriteStream;
-  const reviewers: Record<Mode, Reviewer> = { apply: applyReviewer(flags, io), import: importReviewer() };
+  const reviewers: Record<Mode, Reviewer> = {
+    apply: applyReviewer(flags, io),
+    import: importReviewer(flags, options.machine, io),
+  };
   const home = pathsOf(flags, io).home;
   const initial = initialState({
     mode: options.mode,
@@ -136,7 +142,7 @@ export class Session {
     const cached = this.diffs.get(item.path);
     if (cached) return cached;
     const source = this.review?.changes.find((c) => c.path === item.path);
-    const lines = source ? paneLines(source) : [];
+    const lines = source ? source.parts().flatMap(paneLines) : [];
     this.diffs.set(item.path, lines);
     return lines;
   };

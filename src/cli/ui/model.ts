@@ -223,6 +223,8 @@ function onKey(state: State, key: Key, ctx: Context): [State, Effect[]] {
   if (state.phase === "loading") return key === "q" ? [state, [{ type: "quit" }]] : [state, []];
   if (state.phase === "error") {
     if (key === "q") return [state, [{ type: "quit" }]];
+    // A plan that cannot load (import: instruction files that differ) must not trap the user in its mode.
+    if (key === "m") return switchMode({ ...state, error: "" });
     return reload({ ...state, error: "" });
   }
   if (state.showHelp) {
@@ -270,23 +272,8 @@ function onKey(state: State, key: Key, ctx: Context): [State, Effect[]] {
       return state.filter === "" ? [state, []] : [withFilter(state, ""), []];
     case "r":
       return reload(state);
-    case "m": {
-      const mode: Mode = state.mode === "apply" ? "import" : "apply";
-      return [
-        {
-          ...state,
-          mode,
-          phase: "loading",
-          items: [],
-          selected: new Set(),
-          filter: "",
-          cursor: 0,
-          diffScroll: 0,
-          status: "",
-        },
-        [{ type: "load", mode }],
-      ];
-    }
+    case "m":
+      return switchMode(state);
     case "a":
       return apply(state);
     case "p":
@@ -296,6 +283,25 @@ function onKey(state: State, key: Key, ctx: Context): [State, Effect[]] {
     default:
       return [state, []];
   }
+}
+
+/** m: the other mode's plan, with nothing selected and no filter. */
+function switchMode(state: State): [State, Effect[]] {
+  const mode: Mode = state.mode === "apply" ? "import" : "apply";
+  return [
+    {
+      ...state,
+      mode,
+      phase: "loading",
+      items: [],
+      selected: new Set(),
+      filter: "",
+      cursor: 0,
+      diffScroll: 0,
+      status: "",
+    },
+    [{ type: "load", mode }],
+  ];
 }
 
 function onFilterKey(state: State, key: Key): [State, Effect[]] {

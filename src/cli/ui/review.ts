@@ -4,21 +4,31 @@
  * reviewed.
  */
 import { Writable } from "node:stream";
-import { AGENTS, selectAgents } from "../../agents/index.js";
-import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { AGENT_IDS, AGENTS, selectAgents } from "../../agents/index.js";
+import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyPlan, selectChanges } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
+import { type Basis, homeChange, type ImportUnit, importPlan } from "../../import/plan.js";
 import { KanonError } from "../../model/types.js";
+import { ConfigMissingError, type LoadedConfig, loadConfig } from "../../source/load.js";
 import type { GlobalFlags, Io } from "../context.js";
-import { loadPlan } from "../pipeline.js";
+import { type MachineFlags, readMachine } from "../import-machine.js";
+import { loadPlan, pathsOf } from "../pipeline.js";
 import type { DiffSource } from "./diff-pane.js";
 import { type AgentRow, displayPath, type Item, type Mode } from "./model.js";
 
 /** A change as it was reviewed: what the diff pane showed, and whether it can be applied. */
-export interface Reviewed extends DiffSource {
+export interface Reviewed {
+  /** Destination path (apply) or import unit path: the row's identity. */
+  path: string;
   agent: string;
+  action: "create" | "update" | "delete";
   attention?: string;
   conflict?: string;
+  /** The files whose diffs the pane shows, in order (computed when the row is first shown). */
+  parts(): DiffSource[];
+  /** What the change is made from and would write: applying needs all of it unchanged. */
+  basis: readonly Basis[];
 }
 
 export interface Review {
@@ -51,12 +61,13 @@ export function itemOf(r: Reviewed): Item {
   };
 }
 
-const sameBytes = (a: Uint8Array | null, b: Uint8Array | null) =>
-  a === null || b === null ? a === b : Buffer.from(a).equals(b);
+const same = (a: Basis | undefined, b: Basis | undefined) =>
+  a instanceof Uint8Array && b instanceof Uint8Array ? Buffer.from(a).equals(b) : a === b;
 
 /**
  * The selected changes as they are now, in selection order, if each one still matches what was
- * reviewed (action, both sides' bytes, mode); otherwise an error naming the first one that does not.
+ * reviewed (action, attention, basis: both sides' bytes and the mode); otherwise an error naming the
+ * first one that does not.
  */
 export function checkReviewed<T extends Reviewed>(
   reviewed: readonly Reviewed[],
@@ -75,10 +86,9 @@ export function checkReviewed<T extends Reviewed>(
     if (f.conflict !== undefined) throw fail("now has conflicts; reload before applying");
     if (
       r.action !== f.action ||
-      !sameBytes(r.before, f.before) ||
-      !sameBytes(r.after, f.after) ||
-      r.mode !== f.mode ||
-      r.attention !== f.attention
+      r.attention !== f.attention ||
+      r.basis.length !== f.basis.length ||
+      r.basis.some((b, i) => !same(b, f.basis[i]))
     ) {
       throw fail("changed since it was reviewed; reload before applying");
     }
@@ -102,10 +112,8 @@ function reviewedOf(c: Change): Planned {
     path: c.path,
     agent: c.file.agent,
     action: c.action,
-    before: c.before,
-    after: c.after,
-    mode: c.mode,
-    beforeMode: c.beforeMode,
+    parts: () => [c],
+    basis: [c.before, c.after, c.mode],
     ...(attention !== undefined ? { attention } : {}),
     change: c,
   };
@@ -173,9 +181,53 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
   };
 }
 
-/** Import mode reviews `kanon import`'s plan; this build has no import yet. */
-export function importReviewer(): Reviewer {
-  const missing = () =>
-    Promise.reject(new KanonError("import mode needs `kanon import`, which this build does not have yet"));
-  return { load: missing, apply: missing };
+/** An import unit as the UI reviews it (the unit itself is kept to write it). */
+type Unit = Reviewed & { unit: ImportUnit };
+
+function unitOf(u: ImportUnit): Unit {
+  return {
+    path: u.path,
+    agent: u.agent,
+    action: u.action,
+    parts: u.writes,
+    basis: u.basis,
+    ...(u.replaces !== undefined ? { attention: u.replaces } : {}),
+    unit: u,
+  };
+}
+
+/**
+ * Import mode: `kanon import`'s findings as units, each written into the Kanon home only when
+ * selected (kanon.yaml edited in place, as `kanon import --merge --force` does).
+ */
+export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io): Reviewer {
+  const plan = async () => {
+    const paths = pathsOf(flags, io);
+    const imported = await readMachine(flags, machine, io);
+    let existing: LoadedConfig | null = null;
+    try {
+      existing = await loadConfig(paths, AGENT_IDS);
+    } catch (e) {
+      if (!(e instanceof ConfigMissingError)) throw e;
+    }
+    const p = await importPlan({ home: paths.home, config: paths.config, existing }, imported);
+    return {
+      p,
+      changes: p.units.map(unitOf),
+      warnings: [...(existing?.warnings ?? []), ...imported.warnings],
+    };
+  };
+  return {
+    async load() {
+      const r = await plan();
+      const agents = [...agentRows(flags.agent), { id: "all", active: true }];
+      return { mode: "import", changes: r.changes, agents, warnings: r.warnings };
+    },
+    async apply(reviewed, paths, dryRun) {
+      const fresh = await plan();
+      const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
+      if (!dryRun) applyChanges(fresh.p.writes(selected.map((s) => s.unit)).map(homeChange));
+      return { count: selected.length };
+    },
+  };
 }

@@ -176,7 +176,7 @@ function ChangeList(props: ScreenProps & { layout: Layout }) {
         <Text color={paint(props, "red")} wrap="wrap">
           error: {state.error}
         </Text>
-        <Text dimColor>press any key to reload, q to quit</Text>
+        <Text dimColor>press any key to reload, m to switch mode, q to quit</Text>
       </>
     );
   else if (state.items.length === 0) body = <Text>No changes. Source matches destination.</Text>;
@@ -269,12 +269,13 @@ function StatusLine(props: ScreenProps) {
 function hints(state: State): string {
   if (state.phase === "applying" || state.phase === "git") return "working…";
   if (state.phase === "loading") return "q quit";
-  if (state.phase === "error") return "any key reload · q quit";
+  if (state.phase === "error") return "any key reload · m mode · q quit";
   if (state.showHelp) return "any key close · q quit";
   if (state.filtering) return "type to filter · enter keep · esc clear · ctrl+c quit";
-  if (state.focus === "diff") return "↑/k ↓/j scroll · tab focus · a apply · ? help · q quit";
+  const a = `a ${state.mode}`;
+  if (state.focus === "diff") return `↑/k ↓/j scroll · tab focus · ${a} · ? help · q quit`;
   if (state.focus === "agents") return "↑/k ↓/j move · space toggle agent · tab focus · ? help · q quit";
-  return "space toggle · A all · N none · / filter · a apply · t dry-run · m mode · r reload · p pull · P push · ? help · q quit";
+  return `space toggle · A all · N none · / filter · ${a} · t dry-run · m mode · r reload · p pull · P push · ? help · q quit`;
 }
 
 const HELP: [string, string][] = [

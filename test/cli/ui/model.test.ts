@@ -244,6 +244,52 @@ describe("modes and git", () => {
     expect(run(s, { type: "loaded", mode: "import", items, agents })[0].mode).toBe("import");
   });
 
+  it("m in the error state switches modes: an import plan that cannot load does not trap the user", () => {
+    const [err] = run(ready("import"), "r", { type: "failed", message: "agent instruction files differ" });
+    expect(err.phase).toBe("error");
+    const [s, effects] = run(err, "m");
+    expect(s).toMatchObject({ mode: "apply", phase: "loading", error: "" });
+    expect(effects).toEqual([{ type: "load", mode: "apply" }]);
+  });
+
+  it("in import mode imports the selected units, reports Imported N, and plans the import again", () => {
+    const units: Item[] = [
+      { path: "/k/instructions/imported.md", agent: "all", action: "create" },
+      { path: "/k/kanon.yaml#hooks.guard", agent: "claude", action: "create" },
+      { path: "/k/kanon.yaml#mcp.servers.github", agent: "codex", action: "update", attention: "replaces" },
+      { path: "/k/skills/review/SKILL.md", agent: "all", action: "create" },
+    ];
+    const withAll = [...agents, { id: "all", active: true }];
+    const loaded = run(initialState({ mode: "import", dryRun: false, userHome: HOME, agents }), {
+      type: "loaded",
+      mode: "import",
+      items: units,
+      agents: withAll,
+    })[0];
+    expect(selectedItems(loaded)).toHaveLength(4);
+    expect(symbol(units[2]!)).toBe("!");
+    // The agents panel toggles the units of one agent, "all" included.
+    const [some] = run(loaded, "tab", "tab", "j", "j", "j", " ");
+    expect(some.agents[some.agentCursor]!.id).toBe("all");
+    expect(selectedItems(some).map((i) => i.path)).toEqual([units[1]!.path, units[2]!.path]);
+    const [busy, effects] = run(some, "a");
+    expect(busy).toMatchObject({ phase: "applying", status: "Importing…" });
+    expect(effects).toEqual([
+      { type: "apply", mode: "import", paths: [units[1]!.path, units[2]!.path], dryRun: false },
+    ]);
+    const [done, next] = run(busy, { type: "applied", count: 2, dryRun: false });
+    expect(done.status).toBe("Imported 2 change(s).");
+    expect(next).toEqual([
+      { type: "load", mode: "import", status: "Imported 2 change(s)." },
+      { type: "source" },
+    ]);
+    // A refused import: any key plans the import again.
+    const message =
+      "/k/kanon.yaml#hooks.guard: selected file changed since it was reviewed; reload before applying";
+    const [err] = run(some, "a", { type: "failed", message });
+    expect(run(err, " ")[1]).toEqual([{ type: "load", mode: "import" }, { type: "source" }]);
+  });
+
   it("pulls then plans again; pushes without planning; a failure shows git's first line", () => {
     const [pulling, effects] = run(ready(), "p");
     expect(pulling.phase).toBe("git");

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { checkReviewed, type Reviewed } from "../../../src/cli/ui/review.js";
 
-const change = (path: string, after: string, extra: Partial<Reviewed> = {}): Reviewed => ({
-  path,
-  agent: "codex",
-  action: "update",
-  before: Buffer.from("old\n"),
-  after: Buffer.from(after),
-  mode: 0o644,
-  beforeMode: 0o644,
-  ...extra,
-});
+/** An update of `path` from "old\n" to `after`; `v` changes what it is made from. */
+const change = (
+  path: string,
+  after: string,
+  v: { before?: string | null; action?: Reviewed["action"]; mode?: number } & Partial<Reviewed> = {},
+): Reviewed => {
+  const { before = "old\n", mode = 0o644, ...rest } = v;
+  const bytes = [before === null ? null : Buffer.from(before), Buffer.from(after), mode];
+  return { path, agent: "codex", action: "update", parts: () => [], basis: bytes, ...rest };
+};
 const reviewed = [change("/h/a", "A\n"), change("/h/b", "B\n"), change("/h/c", "C\n")];
 
 describe("the re-plan check before applying", () => {
@@ -24,15 +24,16 @@ describe("the re-plan check before applying", () => {
   });
 
   it("refuses a selected change whose content changed since it was reviewed", () => {
-    const variants: Partial<Reviewed>[] = [
-      { after: Buffer.from("B2\n") },
-      { before: Buffer.from("edited\n") },
-      { before: null, action: "create" },
-      { mode: 0o600 },
-      { attention: "changed since kanon last wrote it" },
+    const variants: [string, Parameters<typeof change>[2]][] = [
+      ["B2\n", {}],
+      ["B\n", { before: "edited\n" }],
+      ["B\n", { before: null, action: "create" }],
+      ["B\n", { mode: 0o600 }],
+      ["B\n", { attention: "changed since kanon last wrote it" }],
+      ["B\n", { basis: [Buffer.from("old\n"), Buffer.from("B\n")] }],
     ];
-    for (const v of variants) {
-      const fresh = [reviewed[0]!, change("/h/b", "B\n", v), reviewed[2]!];
+    for (const [after, v] of variants) {
+      const fresh = [reviewed[0]!, change("/h/b", after, v), reviewed[2]!];
       expect(() => checkReviewed(reviewed, fresh, ["/h/a", "/h/b"], "/h")).toThrow(
         "~/b: selected file changed since it was reviewed; reload before applying",
       );

@@ -54,6 +54,20 @@ describe("the screen", () => {
     expect(screen).toContain("+hello");
   });
 
+  it("in import mode titles the list Import Changes and the a key says import", () => {
+    let s = initialState({ mode: "import", dryRun: false, userHome: HOME, agents });
+    s = update(
+      s,
+      { type: "loaded", mode: "import", items, agents: [...agents, { id: "all", active: true }] },
+      ctx,
+    )[0];
+    const screen = draw(s, 120);
+    expect(screen).toContain("mode: import");
+    expect(screen).toContain("Import Changes (3 changed · 0 conflict · 3 selected)");
+    expect(screen).toContain("● all (0)");
+    expect(screen).toContain("a import · t dry-run");
+  });
+
   it("keeps every row within the screen's width", () => {
     for (const width of [60, 80, 120]) {
       const lines = draw(state(), width).split("\n");
@@ -96,7 +110,7 @@ describe("the screen", () => {
     const s = update(state(), { type: "failed", message: "kanon.yaml:3:1: bad" }, ctx)[0];
     const screen = draw(s);
     expect(screen).toContain("error: kanon.yaml:3:1: bad");
-    expect(screen).toContain("press any key to reload, q to quit");
+    expect(screen).toContain("press any key to reload, m to switch mode, q to quit");
   });
 
   it("shows the keys on ?", () => {
