@@ -25,6 +25,8 @@ try {
     bundle: true,
     format: "esm",
     platform: "node",
+    // As scripts/build.mjs: jsonc-parser's ESM build (its UMD one requires files dynamically).
+    mainFields: ["module", "main"],
     write: false,
     // As the build: jsonc-parser's UMD build loads its modules with a dynamic require().
     mainFields: ["module", "main"],

@@ -1,6 +1,7 @@
 // `npm run kill-loop-record`: kill -9 `kanon apply` at random moments and check that the ownership record
 // is reconciled by the next apply: after it, `diff` says `No changes.`, and when everything leaves
-// kanon.yaml, nothing kanon wrote is left on disk while the user's own files and entries are.
+// kanon.yaml, nothing kanon wrote is left on disk while the user's own files and entries are, and no
+// temporary file is left, beside the destinations or in the state directory.
 // KILL_RUNS sets the number of kills (default 30). Exits 1 on the first failed check.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
@@ -89,11 +90,15 @@ function files(dir) {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => !e.isDirectory())
     .map((e) => join(e.parentPath, e.name))
-    .filter((p) => !p.startsWith(join(home, ".local/state")) && !/\.kanon-[0-9a-f]+\.tmp$/.test(p));
+    .filter((p) => !p.startsWith(join(home, ".local/state")));
 }
 
 /** With nothing in kanon.yaml, nothing of kanon's may be left, and everything of the user's must be. */
 function checkNothingLeft(what) {
+  const temps = readdirSync(home, { recursive: true }).filter((p) =>
+    /\.kanon-\d+-[0-9a-f]{12}\.tmp$/.test(p),
+  );
+  if (temps.length > 0) fail(`${what}: temporary files left: ${temps.join(", ")}`);
   for (const p of files(home)) {
     if (/\/skills\/|AGENTS\.md$|CLAUDE\.md$|kanon-hooks\.js$/.test(p)) fail(`${what}: left behind ${p}`);
     const text = readFileSync(p, "utf8");

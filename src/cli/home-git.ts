@@ -3,17 +3,8 @@
  * update) and for status. The user's own git runs with the user's configuration; output is streamed
  * (pull, push) or kept for the error message (clone), with any credentials of a URL redacted.
  */
-import { spawn } from "node:child_process";
-import { redactOutput, withoutRepositoryEnv } from "../providers/git.js";
+import { type GitExit, redactOutput, spawnGit, withoutRepositoryEnv } from "../providers/git.js";
 import { type Io, isTerminal } from "./context.js";
-
-export interface GitResult {
-  /** `exit status N` or `signal: SIG…` when git failed, null when it succeeded. */
-  failure: string | null;
-  stdout: string;
-  /** Everything git printed (stdout and stderr), redacted. */
-  output: string;
-}
 
 export interface GitOptions {
   io: Io;
@@ -28,59 +19,16 @@ export interface GitOptions {
  * Run the user's git. On a terminal git may ask for credentials; elsewhere it fails instead of
  * waiting for an answer nobody can give.
  */
-export function git(args: readonly string[], opts: GitOptions): Promise<GitResult> {
-  const { io } = opts;
-  const redact = (text: string) => (opts.secretUrl ? redactOutput(opts.secretUrl, text) : text);
+export function git(args: readonly string[], opts: GitOptions): Promise<GitExit> {
+  const { io, secretUrl } = opts;
   // -C names the repository: GIT_DIR and friends (set inside a git hook, say) must not override it.
   const env = withoutRepositoryEnv(io.env);
   if (!isTerminal(io.stderr)) env.GIT_TERMINAL_PROMPT = "0";
-  return new Promise((resolve) => {
-    const child = spawn("git", [...args], { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    const stdout: Buffer[] = [];
-    const combined: string[] = [];
-    // Redaction works on whole lines (a secret split across two chunks must still be found);
-    // git's progress lines end in \r, so they still appear as they come.
-    const forward = (target: Io["stdout"]) => {
-      let pending = "";
-      return {
-        data(chunk: Buffer) {
-          pending += chunk.toString("utf8");
-          const cut = Math.max(pending.lastIndexOf("\n"), pending.lastIndexOf("\r")) + 1;
-          if (cut === 0) return;
-          const text = redact(pending.slice(0, cut));
-          pending = pending.slice(cut);
-          combined.push(text);
-          if (opts.stream) target.write(text);
-        },
-        end() {
-          if (!pending) return;
-          const text = redact(pending);
-          pending = "";
-          combined.push(text);
-          if (opts.stream) target.write(text);
-        },
-      };
-    };
-    const out = forward(io.stdout);
-    const err = forward(io.stderr);
-    child.stdout.on("data", (b: Buffer) => {
-      stdout.push(b);
-      out.data(b);
-    });
-    child.stderr.on("data", (b: Buffer) => err.data(b));
-    child.on("error", (e: NodeJS.ErrnoException) => {
-      const why = e.code === "ENOENT" ? 'exec: "git": executable file not found in $PATH' : e.message;
-      resolve({ failure: why, stdout: "", output: "" });
-    });
-    child.on("close", (code, signal) => {
-      out.end();
-      err.end();
-      resolve({
-        failure: code === 0 ? null : signal ? `signal: ${signal}` : `exit status ${code}`,
-        stdout: Buffer.concat(stdout).toString("utf8"),
-        output: combined.join(""),
-      });
-    });
+  return spawnGit(args, {
+    cwd: opts.cwd,
+    env,
+    redact: (text) => (secretUrl ? redactOutput(secretUrl, text) : text),
+    ...(opts.stream ? { onOutput: (text, stream) => io[stream].write(text) } : {}),
   });
 }
 

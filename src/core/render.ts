@@ -124,7 +124,7 @@ function renderSkills(agent: Agent, source: Source, root: string): TargetFile[] 
 
 /**
  * Two agents may render the same path (project AGENTS.md for Codex and OpenCode): identical files
- * are kept once (the first agent's); different ones are an error. One co-owned file may get several
+ * are kept once (the first agent's, naming the others in `sharedWith`); different ones are an error. One co-owned file may get several
  * managed regions (Gemini settings.json: `mcpServers` and `hooks`): they become one file that merges
  * each region. Sorted by path bytes, then agent.
  */
@@ -149,6 +149,7 @@ export function dedupeAndSort(files: TargetFile[]): TargetFile[] {
       throw new KanonError(
         `multiple agents render different content for ${f.path} (${prior.agent} and ${f.agent})`,
       );
+    byPath.set(f.path, { ...prior, sharedWith: [...(prior.sharedWith ?? []), f.agent] });
   }
   return [...byPath.values()].sort((a, b) => compareBytes(a.path, b.path) || compareBytes(a.agent, b.agent));
 }

@@ -4,7 +4,7 @@
  */
 import { rmdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { applyChanges } from "./apply.js";
+import { applyChanges, removeLeftovers } from "./apply.js";
 import { type Change, type Plan, symlinkTarget } from "./plan.js";
 import { type OwnershipRecord, recordText } from "./record.js";
 import {
@@ -12,12 +12,24 @@ import {
   type Backup,
   dropUnusedJournal,
   type LoadedRecord,
+  leftoverDirs,
   pruneHistory,
   writeJournal,
   writeRecord,
 } from "./state.js";
 
-export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[] } {
+/**
+ * Writes `plan`. First the temporary files an interrupted apply left are removed where the rendered
+ * files do not lead (those beside them are the caller's to sweep, see removeLeftovers): in the state
+ * directory (the record's own atomic writes, a history entry being written, with its backups) and
+ * beside what that apply was writing (a skill no longer rendered). `swept` counts them.
+ */
+export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]; swept: number } {
+  const swept = removeLeftovers(leftoverDirs(loaded));
+  return { backups: writePlan(plan, loaded), swept };
+}
+
+function writePlan(plan: Plan, loaded: LoadedRecord): Backup[] {
   const record = plan.record;
   if (plan.changes.length === 0) {
     // Nothing to write but the record itself: adopted entries, or an apply killed before its record.
@@ -25,7 +37,7 @@ export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]
       assertWritable(loaded.dir);
       writeRecord(loaded.dir, record);
     }
-    return { backups: [] };
+    return [];
   }
   assertWritable(loaded.dir);
   const { id, backups } = writeJournal(loaded.dir, record.root, loaded.record, record, plan.changes);
@@ -43,7 +55,7 @@ export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]
   }
   writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...createdDirs], lastApply: id });
   pruneHistory(loaded.dir);
-  return { backups };
+  return backups;
 }
 
 /**

@@ -42,8 +42,11 @@ export const applyTestHooks: {
 /** `.settings.json.kanon-<pid>-<random>.tmp` */
 const TEMP_NAME = /^\..*\.kanon-(\d+)-[0-9a-f]{12}\.tmp$/;
 
-/** The destination's name is shortened so that the temporary name stays within the 255-byte limit. */
-function tempPathFor(destination: string): string {
+/**
+ * The temporary file (or, for the apply history, directory) that becomes `destination` by a rename.
+ * The destination's name is shortened so that the temporary name stays within the 255-byte limit.
+ */
+export function tempPathFor(destination: string): string {
   const name = `.${basename(destination).slice(0, 64)}.kanon-${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
   return join(dirname(destination), name);
 }
@@ -234,8 +237,9 @@ export function destinationDirs(files: readonly TargetFile[]): Set<string> {
 
 /**
  * Remove temporary files an interrupted apply left in `dirs` (those of a kanon process that is no
- * longer running). They may hold a copy of a file with tokens, so each is overwritten with zeros
- * before it is unlinked. Returns how many were removed.
+ * longer running), and temporary directories (an apply history entry being written). They may hold
+ * a copy of a file with tokens, so each file is overwritten with zeros before it is unlinked.
+ * Returns how many files were removed.
  */
 export function removeLeftovers(dirs: Iterable<string>): number {
   let removed = 0;
@@ -251,16 +255,27 @@ export function removeLeftovers(dirs: Iterable<string>): number {
       if (!m || isRunning(Number(m[1]))) continue;
       const path = join(dir, name);
       try {
-        const st = lstatSync(path);
-        if (!st.isFile()) continue;
-        shred(path, st.size);
-        unlinkSync(path);
-        removed++;
+        removed += removeShredded(path);
       } catch (e) {
         throw new KanonError(`cannot remove ${path} (left by an interrupted kanon apply): ${osErrorText(e)}`);
       }
     }
   }
+  return removed;
+}
+
+/** A temporary file, or a temporary directory with what is in it; returns how many files went. */
+function removeShredded(path: string): number {
+  const st = lstatSync(path);
+  if (st.isFile()) {
+    shred(path, st.size);
+    unlinkSync(path);
+    return 1;
+  }
+  if (!st.isDirectory()) return 0;
+  let removed = 0;
+  for (const name of readdirSync(path)) removed += removeShredded(join(path, name));
+  rmdirSync(path);
   return removed;
 }
 

@@ -12,16 +12,18 @@ import type { PlainObject } from "../formats/values.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { type AgentId, KanonError, type MergeSpec, type TargetFile } from "../model/types.js";
 import { renderedHandlers } from "./edit/handlers.js";
-import type { planCoOwned } from "./edit/index.js";
 import { normaliseManaged } from "./edit/intended.js";
 import {
   emptyManaged,
   emptyRecord,
+  fileOwners,
   mergeRegions,
   type OwnedEntries,
+  type OwnedFile,
   type OwnedRegion,
   type OwnershipRecord,
   octalMode,
+  ownedFile,
   ownedLabels,
   ownsSomething,
   type Replaces,
@@ -29,7 +31,8 @@ import {
   valueHash,
 } from "./record.js";
 
-type PlanCoOwned = typeof planCoOwned;
+/** The layout-preserving editors, loaded on first use. */
+type CoOwned = typeof import("./edit/index.js");
 
 export interface Change {
   file: TargetFile;
@@ -79,16 +82,22 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   const previous = options?.record ?? emptyRecord(root);
   const selected = new Set(options?.agents ?? files.map((f) => f.agent));
   const record: OwnershipRecord = { ...emptyRecord(root), lastApply: previous.lastApply };
-  for (const [p, f] of Object.entries(previous.files)) if (!selected.has(f.agent)) record.files[p] = f;
+  const mine = (owned: OwnedFile) => fileOwners(owned).some((a) => selected.has(a));
+  // The agents outside this command keep their share of a file several agents render.
+  const others = (owned: OwnedFile | undefined) =>
+    owned ? fileOwners(owned).filter((a) => !selected.has(a)) : [];
+  for (const [p, f] of Object.entries(previous.files)) if (!mine(f)) record.files[p] = f;
   for (const [p, e] of Object.entries(previous.entries)) if (!selected.has(e.agent)) record.entries[p] = e;
 
   const changes: Change[] = [];
-  let coOwned: PlanCoOwned | undefined;
+  let coOwned: CoOwned | undefined;
   const loadCoOwned = async () => {
-    coOwned ??= (await import("./edit/index.js")).planCoOwned;
+    coOwned ??= await import("./edit/index.js");
     return coOwned;
   };
   const merged = new Set<string>();
+  // Paths kanon deletes: the directories it created for them may go too.
+  const deleted: string[] = [];
   for (const file of files) {
     // The record keys the path kanon renders; a symlink there is read and written at its target.
     const path = chooseDestination(file);
@@ -98,9 +107,12 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       if (existsSync(target)) await loadCoOwned();
       const change = planMerged(file, path, target, previous.entries[path], coOwned, record);
       if (change) changes.push(change);
+      if (change?.action === "delete") deleted.push(path);
     } else {
-      const change = planWhole(file, target, previous.files[path]?.sha256);
-      record.files[path] = { agent: file.agent, sha256: sha256(file.content), mode: octalMode(file.mode) };
+      const owned = previous.files[path];
+      const change = planWhole(file, target, owned?.sha256);
+      const owners = [file.agent, ...(file.sharedWith ?? []), ...others(owned)];
+      record.files[path] = ownedFile(owners, sha256(file.content), octalMode(file.mode));
       if (change) changes.push(change);
     }
   }
@@ -118,12 +130,18 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     };
     const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record);
     if (change) changes.push(change);
+    if (change?.action === "delete") deleted.push(path);
   }
 
   // Files kanon wrote and no longer renders are deleted.
-  const deleted: string[] = [];
   for (const [path, owned] of Object.entries(previous.files)) {
-    if (!selected.has(owned.agent) || record.files[path] || merged.has(path)) continue;
+    if (!mine(owned) || record.files[path] || merged.has(path)) continue;
+    // Still rendered by an agent this command does not manage (`--agent codex` and a shared AGENTS.md).
+    const keep = others(owned);
+    if (keep.length > 0) {
+      record.files[path] = ownedFile(keep, owned.sha256, owned.mode);
+      continue;
+    }
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (!st || st.isDirectory()) continue;
     const before = readFileSync(path);
@@ -186,14 +204,14 @@ function planMerged(
   path: string,
   target: string,
   previous: OwnedEntries | undefined,
-  coOwned: PlanCoOwned | undefined,
+  coOwned: CoOwned | undefined,
   record: OwnershipRecord,
 ): Change | null {
   const spec = file.merge!;
   const disk = readDestination(target);
   if (!disk) {
     if (isEmptyManaged(file)) return null;
-    record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file) };
+    record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file), created: true };
     return {
       file,
       path: target,
@@ -205,8 +223,24 @@ function planMerged(
     };
   }
   if (!coOwned) throw new KanonError(`${path} appeared while kanon was planning; run the command again`);
-  const plan = coOwned(decodeBytes(disk.before), spec, file.managed ?? {}, path, previous);
-  if (ownsSomething(plan.owned)) record.entries[path] = { agent: file.agent, merge: spec, ...plan.owned };
+  const plan = coOwned.planCoOwned(decodeBytes(disk.before), spec, file.managed ?? {}, path, previous);
+  const created = previous?.created ? { created: true as const } : {};
+  if (ownsSomething(plan.owned))
+    record.entries[path] = { agent: file.agent, merge: spec, ...plan.owned, ...created };
+  else if (previous?.created && coOwned.holdsNothing(plan.text, spec, path)) {
+    // kanon created the file and its last entry goes: the file goes too, not an empty shell.
+    return {
+      file,
+      path: target,
+      action: "delete",
+      before: disk.before,
+      after: null,
+      mode: disk.mode,
+      beforeMode: disk.mode,
+      ...(plan.replaces ? { replaces: plan.replaces } : {}),
+      ...(plan.removed.length > 0 ? { removed: plan.removed } : {}),
+    };
+  }
   const after = encodeText(plan.text);
   if (disk.before.equals(after)) return null;
   return {

@@ -15,9 +15,14 @@ export const RECORD_VERSION = 1;
  */
 export type Replaces = "foreign" | "edited";
 
-/** A file kanon owns whole (instructions, skill files, Codex hooks, the OpenCode plugin). */
+/** A file kanon owns whole (instructions, skill files, the OpenCode plugin). */
 export interface OwnedFile {
   agent: AgentId;
+  /**
+   * Every agent that renders the file, when several do (project AGENTS.md): it is deleted only once
+   * none of them renders it, whichever agents a command manages. Absent: `agent` alone.
+   */
+  agents?: AgentId[];
   /** sha256 of the bytes kanon wrote (hex). */
   sha256: string;
   /** Permission bits as an octal string, e.g. "0644". */
@@ -40,6 +45,11 @@ export interface OwnedEntries {
   labels?: string[];
   /** `regions` merges: what kanon owns in each region, by the region's key. */
   regions?: Record<string, OwnedRegion>;
+  /**
+   * kanon created the file: once kanon's last entry is taken out and nothing else is left in it
+   * (no key, no comment of the user's), the file is deleted rather than left as `{"hooks": {}}`.
+   */
+  created?: true;
 }
 
 /** kanon's entries in one region of a co-owned file. */
@@ -84,6 +94,15 @@ export function handlerKey(event: string, matcher: unknown, handler: unknown): s
   return sha256(canonicalJson([event, typeof matcher === "string" ? matcher : "", handler]));
 }
 
+/** The agents that own a recorded file. */
+export const fileOwners = (f: OwnedFile): AgentId[] => f.agents ?? [f.agent];
+
+/** A file's record entry for `owners` (the first is the agent that renders it, or that owned it first). */
+export function ownedFile(owners: readonly AgentId[], sha: string, mode: string): OwnedFile {
+  const agents = [...new Set(owners)];
+  return { agent: agents[0]!, ...(agents.length > 1 ? { agents: agents.sort() } : {}), sha256: sha, mode };
+}
+
 export const octalMode = (mode: number): string => `0${mode.toString(8).padStart(3, "0")}`;
 
 /** Record text as written to disk: stable, so an unchanged record is not rewritten. */
@@ -114,6 +133,8 @@ export function parseRecord(value: unknown, root: string): OwnershipRecord | "ne
   for (const f of Object.values(value.files)) {
     if (!isPlainObject(f) || typeof f.sha256 !== "string" || typeof f.agent !== "string")
       return "a file entry is malformed";
+    if (f.agents !== undefined && !(Array.isArray(f.agents) && f.agents.every((a) => typeof a === "string")))
+      return "a file entry's agents are malformed";
   }
   for (const e of Object.values(value.entries)) {
     if (!isPlainObject(e) || typeof e.agent !== "string" || !isPlainObject(e.merge))

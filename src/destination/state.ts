@@ -33,6 +33,7 @@ import {
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
+import { tempPathFor } from "./apply.js";
 import type { Change } from "./plan.js";
 import {
   type OwnershipRecord,
@@ -64,6 +65,11 @@ export interface LoadedRecord {
   /** The record file's text as read (null when absent): an unchanged record is not rewritten. */
   text: string | null;
   warnings: string[];
+  /**
+   * The paths an interrupted apply was writing (its history entry has no record after it): its
+   * temporary files may be beside them even where nothing is rendered now.
+   */
+  interrupted: string[];
 }
 
 interface JournalChange {
@@ -121,18 +127,23 @@ export function loadRecord(dir: string, root: string): LoadedRecord {
     else record = parsed;
   }
   // An unusable record is not patched up from the history: kanon starts afresh, as it says.
-  return { dir, record: warnings.length > 0 ? record : reconcile(dir, record), text, warnings };
+  if (warnings.length > 0) return { dir, record, text, warnings, interrupted: [] };
+  return { dir, text, warnings, ...reconcile(dir, record) };
 }
 
 /**
  * An apply killed after its history entry was written and before the record was: ownership of each
  * changed path is what the disk shows (the new state where the new bytes landed, else the old one).
  */
-function reconcile(dir: string, record: OwnershipRecord | null): OwnershipRecord | null {
+function reconcile(
+  dir: string,
+  record: OwnershipRecord | null,
+): { record: OwnershipRecord | null; interrupted: string[] } {
   const id = applyIds(dir).at(-1);
-  if (id === undefined || id === record?.lastApply) return record;
+  if (id === undefined || id === record?.lastApply) return { record, interrupted: [] };
   const journal = readJournal(dir, id);
-  if (!journal || (journal.previous?.lastApply ?? null) !== (record?.lastApply ?? null)) return record;
+  if (!journal || (journal.previous?.lastApply ?? null) !== (record?.lastApply ?? null))
+    return { record, interrupted: [] };
   const { previous, next } = journal;
   const out: OwnershipRecord = { ...next, files: { ...next.files }, entries: { ...next.entries } };
   out.dirs = [...new Set([...(previous?.dirs ?? []), ...next.dirs])];
@@ -145,7 +156,7 @@ function reconcile(dir: string, record: OwnershipRecord | null): OwnershipRecord
     }
   }
   out.lastApply = id;
-  return out;
+  return { record: out, interrupted: journal.changes.map((c) => c.path) };
 }
 
 /** Whether the disk shows the change's result. */
@@ -185,7 +196,7 @@ export function assertWritable(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
-    const probe = join(dir, `.probe-${randomBytes(4).toString("hex")}`);
+    const probe = tempPathFor(join(dir, "probe"));
     writeFileAtomic(probe, "", 0o600);
     unlinkSync(probe);
   } catch (e) {
@@ -221,7 +232,8 @@ export function writeJournal(
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;
   const applies = join(dir, "applies");
-  const temp = join(applies, `.${id}.tmp`);
+  // Named like every kanon temporary file: the next apply sweeps it if this process is killed.
+  const temp = tempPathFor(join(applies, id));
   const backups: Backup[] = [];
   try {
     mkdirSync(join(temp, "files"), { recursive: true, mode: 0o700 });
@@ -338,9 +350,19 @@ export function runUndo(dir: string, plan: UndoPlan): void {
   rmSync(join(dir, "applies", plan.id), { recursive: true, force: true });
 }
 
-/** Temp file beside `path`, flushed, then renamed over it. */
+/**
+ * Where an interrupted kanon may have left temporary files that the rendered files do not lead to:
+ * the state directory, and beside each file an interrupted apply was writing.
+ */
+export function leftoverDirs(loaded: LoadedRecord): string[] {
+  return [
+    ...new Set([loaded.dir, join(loaded.dir, "applies"), ...loaded.interrupted.map((p) => dirname(p))]),
+  ];
+}
+
+/** Temp file beside `path` (pid-named, see removeLeftovers), flushed, then renamed over it. */
 function writeFileAtomic(path: string, data: Uint8Array | string, mode: number): void {
-  const temp = join(dirname(path), `.${basename(path)}.kanon-${randomBytes(6).toString("hex")}.tmp`);
+  const temp = tempPathFor(path);
   const fd = openSync(temp, "wx", 0o600);
   try {
     const bytes = typeof data === "string" ? Buffer.from(data) : data;

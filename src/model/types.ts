@@ -83,6 +83,11 @@ export interface TargetFile {
   alternatives?: string[];
   /** Fixed text that the diff of a new file summarises in one line each (see ElidedLines). */
   elided?: ElidedLines[];
+  /**
+   * The other agents that render this same file (project AGENTS.md for Codex, OpenCode and Kimi):
+   * the ownership record keeps it until none of them renders it.
+   */
+  sharedWith?: AgentId[];
 }
 
 /**

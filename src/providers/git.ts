@@ -1,11 +1,13 @@
 /**
- * The only module that runs `git`. No shell is involved; a URL or ref always comes after `--` or is
- * checked first so that git cannot read it as an option; prompts are off (a missing credential fails
- * instead of hanging); the `ext::` transport, which runs commands, is refused. Everything git prints is
+ * The only module that runs `git` (spawnGit; the Kanon home's sync commands use it too). For provider
+ * repositories (runGit): no shell is involved; a URL or ref always comes after `--` or is checked
+ * first so that git cannot read it as an option; prompts are off (a missing credential fails instead
+ * of hanging); the `ext::` transport, which runs commands, is refused. Everything git prints is
  * redacted before it reaches an error message: credentials in a URL never appear in output.
  */
 import { spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
+import { StringDecoder } from "node:string_decoder";
 import { isImmutableRef, queryAndFragment, queryValues, rawUserinfo } from "./source.js";
 
 /** Variables that would point git at some other repository (e.g. when kanon runs inside a git hook). */
@@ -130,37 +132,99 @@ function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...withoutRepositoryEnv(env), GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never" };
 }
 
-/** Run `git <args>` and return its standard output; a failure is a GitError with redacted output. */
-export function runGit(args: readonly string[], run: GitRun): Promise<string> {
-  const verb = args[0] ?? "command";
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", ["-c", "protocol.ext.allow=never", ...args], {
-      cwd: run.cwd,
-      env: gitEnv(run.env),
+export interface GitProcess {
+  cwd?: string;
+  /** The environment git runs with, as the caller prepared it. */
+  env: NodeJS.ProcessEnv;
+  /** Hides secrets in what git prints (applied to whole lines). */
+  redact(text: string): string;
+  /** Each piece of git's redacted output as it comes (progress lines end in \r and come as they are). */
+  onOutput?(text: string, stream: "stdout" | "stderr"): void;
+}
+
+export interface GitExit {
+  /** null when git succeeded; else `exit status N`, `signal: SIG…`, or why git could not start. */
+  failure: string | null;
+  /** git could not be started at all (then stdout and output are empty). */
+  notStarted: boolean;
+  /** Standard output as printed (not redacted: callers parse it). */
+  stdout: string;
+  /** Everything git printed (stdout and stderr as they came), redacted. */
+  output: string;
+}
+
+/** Runs `git <args>` (no shell) and collects what it prints; never rejects. */
+export function spawnGit(args: readonly string[], p: GitProcess): Promise<GitExit> {
+  return new Promise((resolve) => {
+    const child = spawn("git", [...args], {
+      cwd: p.cwd,
+      env: p.env,
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,
     });
     const stdout: Buffer[] = [];
-    const combined: Buffer[] = [];
+    const combined: string[] = [];
+    // Redaction works on whole lines (a secret split across two chunks must still be found), and a
+    // character split across two chunks is decoded whole.
+    const forward = (stream: "stdout" | "stderr") => {
+      const decoder = new StringDecoder("utf8");
+      let pending = "";
+      const emit = (text: string) => {
+        const shown = p.redact(text);
+        combined.push(shown);
+        p.onOutput?.(shown, stream);
+      };
+      return {
+        data(chunk: Buffer) {
+          pending += decoder.write(chunk);
+          const cut = Math.max(pending.lastIndexOf("\n"), pending.lastIndexOf("\r")) + 1;
+          if (cut === 0) return;
+          emit(pending.slice(0, cut));
+          pending = pending.slice(cut);
+        },
+        end() {
+          pending += decoder.end();
+          if (pending) emit(pending);
+          pending = "";
+        },
+      };
+    };
+    const out = forward("stdout");
+    const err = forward("stderr");
     child.stdout.on("data", (b: Buffer) => {
       stdout.push(b);
-      combined.push(b);
+      out.data(b);
     });
-    child.stderr.on("data", (b: Buffer) => combined.push(b));
+    child.stderr.on("data", (b: Buffer) => err.data(b));
     child.on("error", (e: NodeJS.ErrnoException) => {
       const why = e.code === "ENOENT" ? 'exec: "git": executable file not found in $PATH' : e.message;
-      reject(new GitError(`git ${verb}: ${why}`));
+      resolve({ failure: why, notStarted: true, stdout: "", output: "" });
     });
     child.on("close", (code, signal) => {
-      if (code === 0) {
-        resolve(Buffer.concat(stdout).toString("utf8"));
-        return;
-      }
-      const status = signal ? `signal: ${signal}` : `exit status ${code}`;
-      const output = redactOutput(run.url, Buffer.concat(combined).toString("utf8")).trim();
-      reject(new GitError(output ? `git ${verb}: ${status}: ${output}` : `git ${verb}: ${status}`));
+      out.end();
+      err.end();
+      resolve({
+        failure: code === 0 ? null : signal ? `signal: ${signal}` : `exit status ${code}`,
+        notStarted: false,
+        stdout: Buffer.concat(stdout).toString("utf8"),
+        output: combined.join(""),
+      });
     });
   });
+}
+
+/** Run `git <args>` and return its standard output; a failure is a GitError with redacted output. */
+export async function runGit(args: readonly string[], run: GitRun): Promise<string> {
+  const verb = args[0] ?? "command";
+  const r = await spawnGit(["-c", "protocol.ext.allow=never", ...args], {
+    cwd: run.cwd,
+    env: gitEnv(run.env),
+    redact: (text) => redactOutput(run.url, text),
+  });
+  if (r.failure === null) return r.stdout;
+  if (r.notStarted) throw new GitError(`git ${verb}: ${r.failure}`);
+  const output = r.output.trim();
+  throw new GitError(output ? `git ${verb}: ${r.failure}: ${output}` : `git ${verb}: ${r.failure}`);
 }
 
 /** Refs worth trying with a shallow fetch: names git would also accept as a fetch source. */

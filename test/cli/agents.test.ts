@@ -1,18 +1,14 @@
 /** Choosing agents (`agents:` and `--agent`), and Gemini CLI / Kimi Code end to end through the CLI. */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-  mkdirSync(join(kh, "instructions"), { recursive: true });
-  writeFileSync(join(kh, "instructions/shared.md"), "# Shared\n");
+const s = sandboxPerTest((s) => {
+  mkdirSync(join(s.kh, "instructions"), { recursive: true });
+  writeFileSync(join(s.kh, "instructions/shared.md"), "# Shared\n");
 });
-afterEach(() => s.cleanup());
+const { k } = s;
 
 const HOOKS = `hooks:
   - name: guard
@@ -22,11 +18,7 @@ const HOOKS = `hooks:
     timeout: 10
 `;
 const home = (extra = "") =>
-  writeFileSync(
-    join(kh, "kanon.yaml"),
-    `version: 1\n${extra}instructions:\n  files: [instructions/shared.md]\n${HOOKS}`,
-  );
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
+  s.writeHome(`version: 1\n${extra}instructions:\n  files: [instructions/shared.md]\n${HOOKS}`);
 const agentsOf = (stdout: string) =>
   [...new Set([...stdout.matchAll(/^==> \[(\w+)\]/gm)].map((m) => m[1]))].sort();
 
@@ -57,7 +49,7 @@ describe("choosing agents", () => {
 
   it("accepts every agent in targets", () => {
     writeFileSync(
-      join(kh, "kanon.yaml"),
+      join(s.kh, "kanon.yaml"),
       "version: 1\nhooks:\n  - name: g\n    event: Stop\n    command: x\n    targets: [gemini, kimi]\n",
     );
     expect(k("--agent", "kimi", "render")).toMatchObject({ status: 0 });
@@ -99,7 +91,7 @@ describe("Gemini CLI and Kimi Code through the CLI", () => {
       'warning: hook "guard" is not rendered for kimi: hooks in project scope is not supported\n',
     );
     writeFileSync(
-      join(kh, "kanon.yaml"),
+      join(s.kh, "kanon.yaml"),
       "version: 1\nhooks:\n  - name: g\n    event: Stop\n    command: x\n    targets: [kimi]\n",
     );
     expect(k("--project", project, "render")).toMatchObject({
@@ -125,7 +117,7 @@ describe("Gemini CLI and Kimi Code through the CLI", () => {
 describe("Codex MCP tool approvals", () => {
   it("writes the keys Codex reads, from the Go original's fields", () => {
     writeFileSync(
-      join(kh, "kanon.yaml"),
+      join(s.kh, "kanon.yaml"),
       "version: 1\nmcp:\n  servers:\n    ctx:\n      command: c\n      default_approval: prompt\n      tools:\n        search: { approval: auto, approval_prompt: ignored, description: ignored }\n",
     );
     expect(k("--agent", "codex", "apply", "--yes").status).toBe(0);
@@ -136,7 +128,7 @@ describe("Codex MCP tool approvals", () => {
 
   it("refuses a value Codex would reject, naming the server and the allowed values, and writes nothing", () => {
     writeFileSync(
-      join(kh, "kanon.yaml"),
+      join(s.kh, "kanon.yaml"),
       "version: 1\nmcp:\n  servers:\n    ctx:\n      command: c\n      tools:\n        search: { approval: always }\n",
     );
     expect(k("apply", "--yes")).toMatchObject({

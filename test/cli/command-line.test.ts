@@ -2,16 +2,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { KANON, ROOT, type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { KANON, ROOT, sandboxEnv, sandboxPerTest } from "../support/cli.js";
 
 const EXAMPLE = join(ROOT, "examples/home");
 
-let s: Sandbox;
-beforeEach(() => {
-  s = sandbox();
-});
-afterEach(() => s.cleanup());
+const s = sandboxPerTest();
 
 const k = (...args: string[]) => s.run(["--home", EXAMPLE, ...args]);
 

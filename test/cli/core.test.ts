@@ -3,48 +3,25 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { listFiles, sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-});
-afterEach(() => s.cleanup());
-
-const writeHome = (yaml: string, files: Record<string, string> = {}) => {
-  mkdirSync(kh, { recursive: true });
-  writeFileSync(join(kh, "kanon.yaml"), yaml);
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(kh, rel, ".."), { recursive: true });
-    writeFileSync(join(kh, rel), content);
-  }
-};
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
-const listFiles = (dir: string): string[] =>
-  existsSync(dir)
-    ? readdirSync(dir, { recursive: true, withFileTypes: true })
-        .filter((e) => !e.isDirectory())
-        .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-        .sort()
-    : [];
+const s = sandboxPerTest();
+const { k, writeHome } = s;
 
 describe("init", () => {
   it("scaffolds the starter home and refuses to overwrite it without --force", () => {
     const first = k("init");
     expect(first.status).toBe(0);
-    expect(first.stdout.startsWith(`Initialized ${kh}\n`)).toBe(true);
+    expect(first.stdout.startsWith(`Initialized ${s.kh}\n`)).toBe(true);
     // Without its comments, the starter is the Go original's, byte for byte.
-    const yaml = readFileSync(join(kh, "kanon.yaml"), "utf8");
+    const yaml = readFileSync(join(s.kh, "kanon.yaml"), "utf8");
     expect(
       yaml
         .split("\n")
@@ -53,21 +30,21 @@ describe("init", () => {
     ).toBe(
       "version: 1\ninstructions:\n  files:\n    - instructions/shared.md\nskills: []\nmcp:\n  servers: {}\nhooks: []\n",
     );
-    expect(readFileSync(join(kh, "instructions/shared.md"), "utf8")).toBe(
+    expect(readFileSync(join(s.kh, "instructions/shared.md"), "utf8")).toBe(
       "# Shared Agent Instructions\n\nKeep changes focused and explain tradeoffs clearly.\n",
     );
-    expect(readFileSync(join(kh, ".gitignore"), "utf8")).toBe(".kanon/\n");
+    expect(readFileSync(join(s.kh, ".gitignore"), "utf8")).toBe(".kanon/\n");
     for (const d of ["skills", "hooks", ".kanon", ".git"])
-      expect(statSync(join(kh, d)).isDirectory()).toBe(true);
+      expect(statSync(join(s.kh, d)).isDirectory()).toBe(true);
     const again = k("init");
     expect(again.status).toBe(1);
-    expect(again.stderr).toBe(`${join(kh, "kanon.yaml")} already exists; pass --force to overwrite\n`);
+    expect(again.stderr).toBe(`${join(s.kh, "kanon.yaml")} already exists; pass --force to overwrite\n`);
     expect(k("init", "--force").status).toBe(0);
   });
 
   it("skips git init with --no-git", () => {
     expect(k("init", "--no-git").status).toBe(0);
-    expect(existsSync(join(kh, ".git"))).toBe(false);
+    expect(existsSync(join(s.kh, ".git"))).toBe(false);
   });
 });
 
@@ -110,7 +87,7 @@ describe("validate, render, diff, apply on a new home", () => {
       `--- /dev/null\n+++ ${join(s.home, ".claude/CLAUDE.md")}\n@@ -0,0 +1,3 @@\n+# Shared Agent Instructions\n+\n+Keep changes`,
     );
     expect(diff.stdout).not.toContain("\u001b[");
-    const apply = s.run(["--home", kh, "apply"], { input: "y\n" });
+    const apply = s.run(["--home", s.kh, "apply"], { input: "y\n" });
     expect(apply.stdout).toContain("Apply these changes? [y/N] Applied 3 file change(s).\n");
     expect(readFileSync(join(s.home, ".codex/AGENTS.md"), "utf8")).toContain("Keep changes focused");
     expect(k("diff").stdout).toBe("No changes.\n");
@@ -119,12 +96,12 @@ describe("validate, render, diff, apply on a new home", () => {
 
   it("cancels on anything but y or yes, including no input at all", () => {
     for (const input of ["", "n\n", "nope\n"]) {
-      const r = s.run(["--home", kh, "apply"], { input });
+      const r = s.run(["--home", s.kh, "apply"], { input });
       expect(r.status).toBe(0);
       expect(r.stdout.endsWith("Apply these changes? [y/N] Apply cancelled.\n")).toBe(true);
     }
     expect(listFiles(s.home)).toEqual([]);
-    expect(s.run(["--home", kh, "apply"], { input: " YES \n" }).stdout).toContain(
+    expect(s.run(["--home", s.kh, "apply"], { input: " YES \n" }).stdout).toContain(
       "Applied 3 file change(s).",
     );
   });
@@ -138,7 +115,7 @@ describe("validate, render, diff, apply on a new home", () => {
   });
 
   it("prints No target files. when nothing renders", () => {
-    writeFileSync(join(kh, "kanon.yaml"), "version: 1\n");
+    writeFileSync(join(s.kh, "kanon.yaml"), "version: 1\n");
     expect(k("render").stdout).toBe("No target files.\n");
     expect(k("diff").stdout).toBe("No changes.\n");
   });
@@ -146,7 +123,7 @@ describe("validate, render, diff, apply on a new home", () => {
   it("shows git status and drift", () => {
     // init committed the starter files; an untracked file shows as uncommitted.
     expect(k("status").stdout).toContain("Git status: clean\n");
-    writeFileSync(join(kh, "notes.md"), "x\n");
+    writeFileSync(join(s.kh, "notes.md"), "x\n");
     const before = k("status");
     expect(before.stdout).toContain("Uncommitted changes in the home:\n?? notes.md\n");
     expect(before.stdout).toContain("3 change(s), 0 conflict(s).\n");
@@ -174,13 +151,13 @@ describe("status without a git home", () => {
     writeHome("version: 1\n");
     const r = k("status");
     expect(r.stderr).toBe(
-      `Git status unavailable: ${kh} is not a git repository; run "git init" there, or "kanon init <repo>" to clone your Kanon home\n`,
+      `Git status unavailable: ${s.kh} is not a git repository; run "git init" there, or "kanon init <repo>" to clone your Kanon home\n`,
     );
     expect(r.stdout).toBe("No rendered file drift.\n");
   });
 
   it("is silent about drift when the home has no kanon.yaml", () => {
-    mkdirSync(kh);
+    mkdirSync(s.kh);
     expect(k("status")).toMatchObject({ status: 0, stdout: "" });
   });
 });
@@ -190,7 +167,7 @@ describe("bad input: one line naming the object, exit 1, nothing written", () =>
     const r = k("render");
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
-      `open ${join(kh, "kanon.yaml")}: no such file or directory (run "kanon init" to create a Kanon home, or pass --home)\n`,
+      `open ${join(s.kh, "kanon.yaml")}: no such file or directory (run "kanon init" to create a Kanon home, or pass --home)\n`,
     );
   });
 
@@ -225,9 +202,9 @@ describe("bad input: one line naming the object, exit 1, nothing written", () =>
     expect(r.status).toBe(1);
     expect(r.stderr.split("\n")).toEqual([
       "kanon.yaml:1:10: unsupported version 2",
-      `kanon.yaml:3:11: instruction "instructions/missing.md": stat ${join(kh, "instructions/missing.md")}: no such file or directory`,
+      `kanon.yaml:3:11: instruction "instructions/missing.md": stat ${join(s.kh, "instructions/missing.md")}: no such file or directory`,
       "kanon.yaml:3:36: instruction path cannot be empty",
-      `kanon.yaml:5:5: skill "ghost": stat ${join(kh, "skills/ghost/SKILL.md")}: no such file or directory`,
+      `kanon.yaml:5:5: skill "ghost": stat ${join(s.kh, "skills/ghost/SKILL.md")}: no such file or directory`,
       "kanon.yaml:6:5: skill name cannot be empty",
       'kanon.yaml:9:12: mcp server "empty" requires url or command',
       'kanon.yaml:12:17: mcp server "t" has unsupported target "vim"',
@@ -319,7 +296,7 @@ describe("destination safety", () => {
       "skills/tool/SKILL.md": "---\nname: tool\n---\n",
       "skills/tool/run.sh": "#!/bin/sh\n",
     });
-    chmodSync(join(kh, "skills/tool/run.sh"), 0o755);
+    chmodSync(join(s.kh, "skills/tool/run.sh"), 0o755);
     expect(k("apply", "--yes").status).toBe(0);
     const script = join(s.home, ".claude/skills/tool/run.sh");
     expect(statSync(script).mode & 0o777).toBe(0o755);

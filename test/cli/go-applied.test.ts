@@ -4,14 +4,10 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { expect, it } from "vitest";
+import { sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-beforeEach(() => {
-  s = sandbox();
-});
-afterEach(() => s.cleanup());
+const s = sandboxPerTest();
 
 const KANON_YAML = `version: 1
 mcp:

@@ -3,22 +3,13 @@
  * with kanon.yaml:LINE:COL and writes nothing; unknown events warn with "did you mean" and still
  * reach Claude; each handler type renders only where the agent runs it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-  mkdirSync(kh);
-});
-afterEach(() => s.cleanup());
-
-const home = (yaml: string) => writeFileSync(join(kh, "kanon.yaml"), yaml);
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
+const s = sandboxPerTest((s) => mkdirSync(s.kh));
+const { k, writeHome: home } = s;
 const settings = () => JSON.parse(readFileSync(join(s.home, ".claude/settings.json"), "utf8"));
 const nothingWritten = () =>
   expect([".claude", ".codex", ".config"].filter((d) => existsSync(join(s.home, d)))).toEqual([]);

@@ -4,22 +4,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { codexHookTrust } from "../../src/agents/codex/trust.js";
 import { pluginGoldenForm } from "../agents/opencode/helpers.js";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-  mkdirSync(kh);
-});
-afterEach(() => s.cleanup());
-
-const home = (yaml: string) => writeFileSync(join(kh, "kanon.yaml"), yaml);
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
+const s = sandboxPerTest((s) => mkdirSync(s.kh));
+const { k, writeHome: home } = s;
 const json = (rel: string) => JSON.parse(readFileSync(join(s.home, rel), "utf8"));
 
 const REPRODUCTION = `version: 1

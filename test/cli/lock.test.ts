@@ -1,30 +1,21 @@
 /** Git skill providers and kanon.lock through the built binary (the reference's cli/root_test items). */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo, skillMd, type TestRepo } from "../providers/helpers.js";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
 let repo: TestRepo;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-  mkdirSync(kh);
+const s = sandboxPerTest((s) => {
   repo = createRepo({ "review/SKILL.md": skillMd("review", "version one") }, { name: "remote-review" });
-  writeFileSync(
-    join(kh, "kanon.yaml"),
+  s.writeHome(
     `version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude]\n`,
   );
 });
-afterEach(() => {
-  s.cleanup();
-  cleanupTemp();
-});
+afterEach(cleanupTemp);
 
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
-const lockFile = () => readFileSync(join(kh, "kanon.lock"), "utf8");
+const { k } = s;
+const lockFile = () => readFileSync(join(s.kh, "kanon.lock"), "utf8");
 const claudeSkill = () => readFileSync(join(s.home, ".claude/skills/remote-review:review/SKILL.md"), "utf8");
 
 describe("kanon lock", () => {
@@ -35,7 +26,7 @@ describe("kanon lock", () => {
     const lock = k("lock");
     expect(lock).toMatchObject({
       status: 0,
-      stdout: `Locked 1 git skill provider(s) in ${join(kh, "kanon.lock")}\n`,
+      stdout: `Locked 1 git skill provider(s) in ${join(s.kh, "kanon.lock")}\n`,
     });
     const text = lockFile();
     expect(text).toContain("owner: skill.git.remote-review");
@@ -55,13 +46,13 @@ describe("kanon lock", () => {
     const check = k("lock", "check");
     expect(check.status).toBe(1);
     expect(check.stderr).toContain('git skill provider "remote-review" resolves to');
-    rmSync(join(kh, ".kanon"), { recursive: true, force: true });
+    rmSync(join(s.kh, ".kanon"), { recursive: true, force: true });
     expect(k("apply", "--yes").status).toBe(0);
     expect(claudeSkill()).toContain("version one");
     expect(claudeSkill()).toContain("name: remote-review:review");
     expect(k("lock", "update", "--all")).toMatchObject({
       status: 0,
-      stdout: `Updated ${join(kh, "kanon.lock")}\n`,
+      stdout: `Updated ${join(s.kh, "kanon.lock")}\n`,
     });
     expect(lockFile()).toContain(`resolved_ref: ${repo.head()}`);
     expect(k("lock", "check").status).toBe(0);
@@ -85,7 +76,7 @@ describe("kanon lock", () => {
 
   it("refuses literal credentials in the URL and writes no kanon.lock", () => {
     writeFileSync(
-      join(kh, "kanon.yaml"),
+      join(s.kh, "kanon.yaml"),
       `version: 1\nskills:\n  - name: private\n    git:\n      url: https://carol:s3cr3t-token@example.invalid/skills.git\n      ref: main\n`,
     );
     const r = k("lock");

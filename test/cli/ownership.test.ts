@@ -13,39 +13,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-});
-afterEach(() => s.cleanup());
-
-const writeHome = (yaml: string, files: Record<string, string> = {}) => {
-  mkdirSync(kh, { recursive: true });
-  writeFileSync(join(kh, "kanon.yaml"), yaml);
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(join(kh, rel, ".."), { recursive: true });
-    writeFileSync(join(kh, rel), content);
-  }
-};
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
-const read = (rel: string) => readFileSync(join(s.home, rel), "utf8");
-const write = (rel: string, content: string) => {
-  mkdirSync(join(s.home, rel, ".."), { recursive: true });
-  writeFileSync(join(s.home, rel), content);
-};
-const exists = (rel: string) => existsSync(join(s.home, rel));
-const listFiles = (dir: string): string[] =>
-  existsSync(dir)
-    ? readdirSync(dir, { recursive: true, withFileTypes: true })
-        .filter((e) => !e.isDirectory())
-        .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-        .sort()
-    : [];
+const s = sandboxPerTest();
+const { k, writeHome, read, write, exists } = s;
 const stateDir = () => join(s.home, ".local/state/kanon");
 
 const TWO_SERVERS = `version: 1
@@ -115,11 +87,12 @@ describe("removal", () => {
     });
     expect(k("--project", project, "apply", "--yes").status).toBe(0);
     expect(listFiles(project)).toContain(".opencode/plugins/kanon-hooks.js");
-    rmSync(kh, { recursive: true });
+    rmSync(s.kh, { recursive: true });
     writeHome("version: 1\n");
     expect(k("--project", project, "apply", "--yes").status).toBe(0);
-    expect(listFiles(project)).toEqual([".claude/settings.json", ".codex/hooks.json", "README.md"]);
-    expect(JSON.parse(readFileSync(join(project, ".claude/settings.json"), "utf8"))).toEqual({ hooks: {} });
+    // The hook files kanon created go with their last hook, and so do the folders it made for them.
+    expect(listFiles(project)).toEqual(["README.md"]);
+    expect(readdirSync(project)).toEqual(["README.md"]);
     expect(k("--project", project, "diff").stdout).toBe("No changes.\n");
   });
 
@@ -127,7 +100,7 @@ describe("removal", () => {
     writeHome("version: 1\n", { "skills/old/SKILL.md": "---\nname: old\n---\n", "skills/old/a/b.md": "b\n" });
     expect(k("--agent", "claude", "apply", "--yes").stdout).toBe("Applied 2 file change(s).\n");
     write(".claude/skills/old/mine.md", "mine\n");
-    rmSync(join(kh, "skills/old"), { recursive: true });
+    rmSync(join(s.kh, "skills/old"), { recursive: true });
     const diff = k("--agent", "claude", "diff");
     expect(diff.stdout).toBe(
       `DELETE ${join(s.home, ".claude/skills/old/SKILL.md")} (claude)\nDELETE ${join(s.home, ".claude/skills/old/a/b.md")} (claude)\n`,
@@ -140,7 +113,7 @@ describe("removal", () => {
     rmSync(join(s.home, ".claude/skills/old/mine.md"));
     writeHome("version: 1\n", { "skills/new/SKILL.md": "---\nname: new\n---\n" });
     k("--agent", "claude", "apply", "--yes");
-    rmSync(join(kh, "skills/new"), { recursive: true });
+    rmSync(join(s.kh, "skills/new"), { recursive: true });
     k("--agent", "claude", "apply", "--yes");
     // The folders kanon created go once empty.
     expect(exists(".claude/skills/new")).toBe(false);
@@ -153,14 +126,45 @@ describe("removal", () => {
     writeHome("version: 1\n");
     const diff = k("diff").stdout;
     expect(diff).toContain(`DELETE ${join(s.home, ".config/opencode/plugins/kanon-hooks.js")} (opencode)`);
+    expect(diff).toContain(`DELETE ${join(s.home, ".claude/settings.json")} (claude)`);
+    expect(diff).toContain(`DELETE ${join(s.home, ".codex/hooks.json")} (codex)`);
     expect(k("status").stdout).toContain(
       `  pending deletion: ${join(s.home, ".config/opencode/plugins/kanon-hooks.js")} (opencode)\n`,
     );
     expect(k("apply", "--yes").status).toBe(0);
-    expect(JSON.parse(read(".claude/settings.json"))).toEqual({ hooks: {} });
-    expect(JSON.parse(read(".codex/hooks.json"))).toEqual({ hooks: {} });
+    // kanon created both hook files and nothing else is in them: they go, not `{"hooks": {}}`.
+    expect(exists(".claude/settings.json")).toBe(false);
+    expect(exists(".codex/hooks.json")).toBe(false);
     expect(exists(".config/opencode/plugins/kanon-hooks.js")).toBe(false);
     expect(k("diff").stdout).toBe("No changes.\n");
+    // undo brings them back from the backup.
+    expect(k("undo", "--yes").status).toBe(0);
+    expect(JSON.parse(read(".codex/hooks.json")).hooks.PreToolUse).toHaveLength(1);
+  });
+
+  it("keeps a hook file kanon created once the user put something of theirs in it", () => {
+    writeHome(HOOK);
+    expect(k("apply", "--yes").status).toBe(0);
+    const hooks = JSON.parse(read(".codex/hooks.json"));
+    write(".codex/hooks.json", JSON.stringify({ ...hooks, mine: true }, null, 2));
+    write(".claude/settings.json", `// mine\n${read(".claude/settings.json")}`);
+    writeHome("version: 1\n");
+    const diff = k("diff").stdout;
+    expect(diff).not.toContain(`DELETE ${join(s.home, ".claude/settings.json")}`);
+    expect(diff).not.toContain(`DELETE ${join(s.home, ".codex/hooks.json")}`);
+    expect(k("apply", "--yes").status).toBe(0);
+    expect(JSON.parse(read(".codex/hooks.json"))).toEqual({ hooks: {}, mine: true });
+    expect(read(".claude/settings.json")).toMatch(/^\/\/ mine\n/);
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("keeps a hook file kanon did not create, even when only an empty hooks key is left", () => {
+    write(".codex/hooks.json", '{\n  "hooks": {}\n}\n');
+    writeHome(HOOK);
+    expect(k("--agent", "codex", "apply", "--yes").status).toBe(0);
+    writeHome("version: 1\n");
+    expect(k("--agent", "codex", "apply", "--yes").status).toBe(0);
+    expect(JSON.parse(read(".codex/hooks.json"))).toEqual({ hooks: {} });
   });
 
   it("leaves the files of agents a command does not manage", () => {
@@ -171,6 +175,44 @@ describe("removal", () => {
     expect(exists(".claude/CLAUDE.md")).toBe(false);
     expect(exists(".codex/AGENTS.md")).toBe(true);
     expect(k("--agent", "codex", "diff").stdout).toBe(`DELETE ${join(s.home, ".codex/AGENTS.md")} (codex)\n`);
+  });
+
+  it("keeps a project AGENTS.md that OpenCode still renders when `--agent codex` drops it", () => {
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    const p = (...args: string[]) => k("--project", project, ...args);
+    const agentsMd = join(project, "AGENTS.md");
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
+    expect(p("apply", "--yes").status).toBe(0);
+    // Codex no longer gets the instructions; OpenCode still renders the same AGENTS.md.
+    writeHome("version: 1\ninstructions:\n  files:\n    - { path: a.md, targets: [opencode, claude] }\n", {
+      "a.md": "a\n",
+    });
+    expect(p("--agent", "codex", "diff").stdout).toBe("No changes.\n");
+    expect(p("--agent", "codex", "apply", "--yes").stdout).toBe("No changes.\n");
+    expect(readFileSync(agentsMd, "utf8")).toBe("a\n");
+    expect(p("diff").stdout).toBe("No changes.\n");
+    // Gone from kanon.yaml: `--agent codex` leaves OpenCode's share, OpenCode's apply deletes it.
+    writeHome("version: 1\n");
+    expect(p("--agent", "codex", "diff").stdout).toBe("No changes.\n");
+    expect(p("--agent", "opencode", "diff").stdout).toBe(`DELETE ${agentsMd} (opencode)\n`);
+    expect(p("--agent", "opencode", "apply", "--yes").status).toBe(0);
+    expect(existsSync(agentsMd)).toBe(false);
+  });
+
+  it("deletes a shared project AGENTS.md only when no agent that rendered it renders it any more", () => {
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    const p = (...args: string[]) => k("--project", project, ...args);
+    const agentsMd = join(project, "AGENTS.md");
+    writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
+    expect(p("apply", "--yes").status).toBe(0);
+    writeHome("version: 1\n");
+    expect(p("--agent", "opencode", "apply", "--yes").stdout).toBe("No changes.\n");
+    expect(existsSync(agentsMd)).toBe(true);
+    expect(p("diff").stdout).toContain(`DELETE ${agentsMd} (codex)\n`);
+    expect(p("apply", "--yes").status).toBe(0);
+    expect(existsSync(agentsMd)).toBe(false);
   });
 
   it("reports deletions in diff --json and status --json", () => {
@@ -348,7 +390,7 @@ describe("backups and undo", () => {
   it("asks before undoing", () => {
     writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "shared\n" });
     k("--agent", "codex", "apply", "--yes");
-    const r = s.run(["--home", kh, "undo"], { input: "n\n" });
+    const r = s.run(["--home", s.kh, "undo"], { input: "n\n" });
     expect(r.stdout).toMatch(/Undo these changes\? \[y\/N\] Undo cancelled\.\n$/);
     expect(exists(".codex/AGENTS.md")).toBe(true);
   });
@@ -361,11 +403,11 @@ describe("the record", () => {
     const state = join(s.work, "state");
     writeHome(TWO_SERVERS);
     expect(
-      s.run(["--home", kh, "--project", project, "apply", "--yes"], { env: { XDG_STATE_HOME: state } })
+      s.run(["--home", s.kh, "--project", project, "apply", "--yes"], { env: { XDG_STATE_HOME: state } })
         .status,
     ).toBe(0);
     expect(listFiles(project)).toEqual([".codex/config.toml", ".mcp.json", "opencode.json"]);
-    expect(listFiles(kh)).toEqual(["kanon.yaml"]);
+    expect(listFiles(s.kh)).toEqual(["kanon.yaml"]);
     expect(exists(".local")).toBe(false);
     const roots = readdirSync(join(state, "kanon/roots"));
     expect(roots).toHaveLength(1);
@@ -400,7 +442,7 @@ describe("the record", () => {
     });
     k("--agent", "codex", "apply", "--yes");
     writeFileSync(record, before); // as if killed after the renames, before the record
-    rmSync(kh, { recursive: true });
+    rmSync(s.kh, { recursive: true });
     writeHome("version: 1\n");
     expect(k("--agent", "codex", "apply", "--yes").stdout).toBe("Applied 2 file change(s).\n");
     expect(listFiles(s.home).filter((f) => !f.startsWith(".local/"))).toEqual([]);
@@ -449,7 +491,7 @@ describe("the record", () => {
     mkdirSync(state);
     chmodSync(state, 0o500);
     writeHome("version: 1\ninstructions:\n  files: [a.md]\n", { "a.md": "a\n" });
-    const r = s.run(["--home", kh, "apply", "--yes"], { env: { XDG_STATE_HOME: state } });
+    const r = s.run(["--home", s.kh, "apply", "--yes"], { env: { XDG_STATE_HOME: state } });
     chmodSync(state, 0o700);
     if (process.getuid?.() === 0) return; // root writes anywhere
     expect(r.status).toBe(1);
@@ -504,6 +546,23 @@ hooks:
     expect(kimi.trimEnd()).toBe("default_model = 'k2'\n\n[[hooks]]\nevent = 'Stop'\ncommand = 'mine'");
     expect(read(".kimi-code/mcp.json")).not.toContain("github");
     expect(read(".kimi-code/mcp.json")).toContain("tracker");
+    expect(k("diff").stdout).toBe("No changes.\n");
+  });
+
+  it("deletes the settings.json, config.toml and mcp.json kanon created once its last entry goes", () => {
+    writeHome(BOTH);
+    expect(k("apply", "--yes").status).toBe(0);
+    writeHome("version: 1\nagents: [gemini, kimi]\n");
+    const diff = k("diff").stdout;
+    for (const [f, agent] of [
+      [".gemini/settings.json", "gemini"],
+      [".kimi-code/config.toml", "kimi"],
+      [".kimi-code/mcp.json", "kimi"],
+    ])
+      expect(diff).toContain(`DELETE ${join(s.home, f!)} (${agent})`);
+    expect(k("apply", "--yes").status).toBe(0);
+    expect(listFiles(join(s.home, ".gemini"))).toEqual([]);
+    expect(listFiles(join(s.home, ".kimi-code"))).toEqual([]);
     expect(k("diff").stdout).toBe("No changes.\n");
   });
 });

@@ -5,20 +5,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-  mkdirSync(join(kh, "instructions"), { recursive: true });
-});
-afterEach(() => s.cleanup());
-
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
-const yaml = (text: string | Buffer) => writeFileSync(join(kh, "kanon.yaml"), text);
+const s = sandboxPerTest((s) => mkdirSync(join(s.kh, "instructions"), { recursive: true }));
+const { k, writeHome: yaml } = s;
 const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
 
 describe("after an interrupted apply", () => {
@@ -45,10 +36,69 @@ describe("after an interrupted apply", () => {
   });
 });
 
+describe("after an apply interrupted while writing the state directory", () => {
+  it("the next apply removes the record's temporary files and a half-written history entry", () => {
+    yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
+    expect(k("apply", "--yes").status).toBe(0);
+    const roots = join(s.home, ".local/state/kanon/roots");
+    const root = join(roots, readdirSync(roots)[0]!);
+    const pid = deadPid();
+    // The record's own atomic write, and a history entry staged with a backup (it may hold tokens).
+    writeFileSync(join(root, `.record.json.kanon-${pid}-0123456789ab.tmp`), "{}\n");
+    const staged = join(root, "applies", `.000009-20260101T000000Z-abcdef.kanon-${pid}-0123456789ab.tmp`);
+    mkdirSync(join(staged, "files"), { recursive: true });
+    writeFileSync(join(staged, "files", "0-.claude.json"), '{"token": "t"}\n');
+    writeFileSync(join(staged, "apply.json"), "{}\n");
+    const running = join(root, `.record.json.kanon-${process.pid}-bbbbbbbbbbbb.tmp`);
+    writeFileSync(running, "{}\n");
+    expect(k("apply", "--yes").stdout).toBe(
+      "Removed 3 temporary file(s) left by an interrupted apply.\nNo changes.\n",
+    );
+    expect(readdirSync(join(root, "applies")).filter((n) => n.startsWith("."))).toEqual([]);
+    expect(readdirSync(root).filter((n) => n.endsWith(".tmp"))).toEqual([running.slice(root.length + 1)]);
+    // The history still undoes the last real apply.
+    expect(k("undo", "--yes").stdout).toContain("Undid 3 file change(s).\n");
+  });
+});
+
+describe("after an apply killed while writing files that are no longer rendered", () => {
+  it("the next apply removes the temporary files beside them, named by the interrupted apply's history", () => {
+    yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
+    expect(k("apply", "--yes").status).toBe(0);
+    const roots = join(s.home, ".local/state/kanon/roots");
+    const root = join(roots, readdirSync(roots)[0]!);
+    const record = JSON.parse(readFileSync(join(root, "record.json"), "utf8"));
+    // An apply that was writing a skill, killed before it wrote its record; kanon.yaml has no skill now.
+    const skill = join(s.home, ".claude/skills/gone");
+    mkdirSync(skill, { recursive: true });
+    const pid = deadPid();
+    writeFileSync(join(skill, `.SKILL.md.kanon-${pid}-0123456789ab.tmp`), "x\n");
+    const id = "999999-20260101T000000Z-abcdef";
+    mkdirSync(join(root, "applies", id));
+    const change = { path: join(skill, "SKILL.md"), agent: "claude", action: "create", before: null };
+    writeFileSync(
+      join(root, "applies", id, "apply.json"),
+      JSON.stringify({
+        version: 1,
+        id,
+        root: s.home,
+        time: "2026-01-01T00:00:00.000Z",
+        previous: record,
+        next: { ...record, lastApply: id },
+        changes: [{ ...change, after: { sha256: "0", mode: "0644" }, backup: null }],
+      }),
+    );
+    expect(k("apply", "--yes").stdout).toBe(
+      "Removed 1 temporary file(s) left by an interrupted apply.\nNo changes.\n",
+    );
+    expect(readdirSync(skill)).toEqual([]);
+  });
+});
+
 describe("bytes that are not UTF-8", () => {
   it("in an instruction file are written as they are", () => {
     yaml("version: 1\ninstructions:\n  files: [instructions/a.md]\n");
-    writeFileSync(join(kh, "instructions/a.md"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    writeFileSync(join(s.kh, "instructions/a.md"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     expect(k("apply", "--yes").status).toBe(0);
     expect(readFileSync(join(s.home, ".claude/CLAUDE.md"))).toEqual(
       Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),

@@ -2,27 +2,21 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, sandbox } from "../support/cli.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { sandboxPerTest } from "../support/cli.js";
 import { KEYS, PtySession } from "../support/pty.js";
 
-let s: Sandbox;
-let kh: string;
 let ui: PtySession | undefined;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-  mkdirSync(join(kh, "instructions"), { recursive: true });
-  writeFileSync(
-    join(kh, "kanon.yaml"),
+const s = sandboxPerTest((s) =>
+  s.writeHome(
     "version: 1\ninstructions:\n  files: [instructions/shared.md]\nmcp:\n  servers:\n    github:\n      command: github-mcp\n",
-  );
-  writeFileSync(join(kh, "instructions/shared.md"), "Shared rules\n");
-});
+    { "instructions/shared.md": "Shared rules\n" },
+  ),
+);
+// Registered after the sandbox's own: runs before the sandbox is removed.
 afterEach(() => {
   ui?.kill();
   ui = undefined;
-  s.cleanup();
 });
 
 const env = (extra: Record<string, string> = {}) => ({
@@ -35,7 +29,7 @@ function start(
   args: string[] = [],
   options: { cols?: number; rows?: number; env?: Record<string, string> } = {},
 ) {
-  ui = new PtySession(["--home", kh, "ui", ...args], {
+  ui = new PtySession(["--home", s.kh, "ui", ...args], {
     cwd: s.work,
     env: env(options.env),
     ...(options.cols ? { cols: options.cols } : {}),
@@ -64,7 +58,7 @@ const LOADED = "Apply Changes (6 changed · 0 conflict · 6 selected)";
 
 describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
   it("refuses to start outside a terminal", () => {
-    const r = s.run(["--home", kh, "ui"]);
+    const r = s.run(["--home", s.kh, "ui"]);
     expect(r).toMatchObject({ status: 1, stdout: "", stderr: "kanon ui requires an interactive terminal\n" });
   });
 
@@ -143,17 +137,17 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
   });
 
   it("backs up a hand-edited ! row, records only what it wrote, and kanon undo undoes it", async () => {
-    mkdirSync(join(kh, "skills/old"), { recursive: true });
-    writeFileSync(join(kh, "skills/old/SKILL.md"), "---\nname: old\n---\n");
-    const claude = (...args: string[]) => s.run(["--home", kh, "--agent", "claude", ...args]);
+    mkdirSync(join(s.kh, "skills/old"), { recursive: true });
+    writeFileSync(join(s.kh, "skills/old/SKILL.md"), "---\nname: old\n---\n");
+    const claude = (...args: string[]) => s.run(["--home", s.kh, "--agent", "claude", ...args]);
     expect(claude("apply", "--yes").status).toBe(0);
     const skill = home(".claude/skills/old/SKILL.md");
     expect(existsSync(skill)).toBe(true);
-    rmSync(join(kh, "skills"), { recursive: true });
-    writeFileSync(join(kh, "instructions/shared.md"), "Shared rules v2\n");
+    rmSync(join(s.kh, "skills"), { recursive: true });
+    writeFileSync(join(s.kh, "instructions/shared.md"), "Shared rules v2\n");
     writeFileSync(home(".claude/CLAUDE.md"), "Shared rules\nmy note\n");
 
-    const t = new PtySession(["--home", kh, "--agent", "claude", "ui"], { cwd: s.work, env: env() });
+    const t = new PtySession(["--home", s.kh, "--agent", "claude", "ui"], { cwd: s.work, env: env() });
     ui = t;
     const screen = await t.waitFor("Apply Changes (2 changed · 0 conflict · 2 selected)");
     expect(screen).toContain("> [x] ! ~/.claude/CLAUDE.md");

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkoutRef, GitError, redactOutput, redactUrl, runGit } from "../../src/providers/git.js";
+import { checkoutRef, GitError, redactOutput, redactUrl, runGit, spawnGit } from "../../src/providers/git.js";
 import { cleanupTemp, createRepo, tempDir, testEnv } from "./helpers.js";
 
 afterAll(cleanupTemp);
@@ -70,6 +70,38 @@ describe("runGit", () => {
     const dir = join(tempDir(), "r");
     await runGit(["init", "--quiet", "--", dir], { url: "", env });
     expect(existsSync(join(dir, ".git"))).toBe(true);
+  });
+});
+
+describe("spawnGit", () => {
+  it("streams whole lines, redacted, and keeps a character split across chunks whole", async () => {
+    // A file long enough to come in several chunks, with a secret and non-ASCII text in it.
+    const message = `a${"é".repeat(70_000)}\ntoken-s3cr3t ${"ü".repeat(70_000)}\n`;
+    const repo = createRepo({ "x/SKILL.md": message });
+    const streamed: string[] = [];
+    const r = await spawnGit(["-C", repo.work, "show", "HEAD:x/SKILL.md"], {
+      env: testEnv(),
+      redact: (text) => text.replaceAll("token-s3cr3t", "redacted"),
+      onOutput: (text, stream) => {
+        streamed.push(`${stream}:${text.length}`);
+      },
+    });
+    expect(r.failure).toBeNull();
+    expect(r.notStarted).toBe(false);
+    expect(r.stdout).toBe(message);
+    expect(r.output).toBe(message.replace("token-s3cr3t", "redacted"));
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(streamed.every((s) => s.startsWith("stdout:"))).toBe(true);
+  });
+
+  it("says why git could not start, and never rejects", async () => {
+    const r = await spawnGit(["version"], { env: { PATH: "/nonexistent" }, redact: (t) => t });
+    expect(r).toEqual({
+      failure: 'exec: "git": executable file not found in $PATH',
+      notStarted: true,
+      stdout: "",
+      output: "",
+    });
   });
 });
 

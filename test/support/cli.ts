@@ -1,9 +1,18 @@
 /** Running the built `kanon` binary in a temporary HOME, as a user would. */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach } from "vitest";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const KANON = join(ROOT, "dist/kanon.js");
@@ -67,4 +76,78 @@ export function sandbox(): Sandbox {
       rmSync(base, { recursive: true, force: true });
     },
   };
+}
+
+/** The sandbox of the test that is running, with a Kanon home at `<work>/kanon-home`. */
+export interface KanonSandbox extends Sandbox {
+  /** The Kanon home (`<work>/kanon-home`; writeHome creates it). */
+  readonly kh: string;
+  /** `kanon --home <kh> ...args` */
+  k(...args: string[]): Run;
+  /** Writes kanon.yaml, and `files` (paths relative to the Kanon home), into the Kanon home. */
+  writeHome(yaml: string | Buffer, files?: Record<string, string>): void;
+  /** A file under $HOME (`rel` relative to it): read as text, written (folders made), there or not. */
+  read(rel: string): string;
+  write(rel: string, content: string): void;
+  exists(rel: string): boolean;
+}
+
+/**
+ * A fresh sandbox for each test of the calling file: made before each test (then `setup` runs),
+ * removed after it. The object stands for the running test's sandbox; its functions may be taken
+ * out of it (`const { k } = s`).
+ */
+export function sandboxPerTest(setup?: (s: KanonSandbox) => void): KanonSandbox {
+  let current: Sandbox | undefined;
+  const now = (): Sandbox => {
+    if (!current) throw new Error("the sandbox exists only while a test runs");
+    return current;
+  };
+  const kh = () => join(now().work, "kanon-home");
+  const s: KanonSandbox = {
+    get home() {
+      return now().home;
+    },
+    get work() {
+      return now().work;
+    },
+    get kh() {
+      return kh();
+    },
+    run: (args, options) => now().run(args, options),
+    cleanup: () => now().cleanup(),
+    k: (...args) => now().run(["--home", kh(), ...args]),
+    writeHome(yaml, files = {}) {
+      mkdirSync(kh(), { recursive: true });
+      writeFileSync(join(kh(), "kanon.yaml"), yaml);
+      for (const [rel, content] of Object.entries(files)) {
+        mkdirSync(dirname(join(kh(), rel)), { recursive: true });
+        writeFileSync(join(kh(), rel), content);
+      }
+    },
+    read: (rel) => readFileSync(join(now().home, rel), "utf8"),
+    write(rel, content) {
+      mkdirSync(dirname(join(now().home, rel)), { recursive: true });
+      writeFileSync(join(now().home, rel), content);
+    },
+    exists: (rel) => existsSync(join(now().home, rel)),
+  };
+  beforeEach(() => {
+    current = sandbox();
+    setup?.(s);
+  });
+  afterEach(() => {
+    current?.cleanup();
+    current = undefined;
+  });
+  return s;
+}
+
+/** The files below `dir` (not folders), relative to it, sorted; none when `dir` does not exist. */
+export function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }

@@ -1,7 +1,13 @@
 /** OpenCode's opencode.json(c) servers and kanon's own kanon-hooks.js read back (kanon import). */
 import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { isStringList, isStringMap, leftRaw, skippedField } from "../../core/import/mcp-entry.js";
+import {
+  finishMcpRead,
+  isStringList,
+  isStringMap,
+  leftRaw,
+  skippedField,
+} from "../../core/import/mcp-entry.js";
 import { isPlainObject } from "../../formats/values.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent, HookRead, NativeHook } from "../../model/manifest.js";
@@ -68,9 +74,7 @@ function readMcpServer(name: string, entry: unknown): ReturnType<NonNullable<Age
         warnings.push(skippedField(agent, name, key));
     }
   }
-  if (!s.command && !s.url)
-    return { server: null, warnings: [leftRaw(agent, name, "it has no command or url")] };
-  return { server: s, warnings };
+  return finishMcpRead(agent, name, s, warnings);
 }
 
 function readHooks(text: string): HookRead {

@@ -87,17 +87,18 @@ const LARGE_APPLY = 200;
 export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
-  // Temporary files of an interrupted apply go when this one writes (or has nothing to write).
-  const sweep = () => {
+  // Temporary files of an interrupted apply go when this one writes (or has nothing to write):
+  // beside the destination files here, in the state directory by applyPlan.
+  const write = () => {
     const removed = removeLeftovers(destinationDirs(p.files));
-    if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted apply.\n`);
+    const { backups, swept } = applyPlan(p.plan, p.record);
+    if (removed + swept > 0)
+      out(io, `Removed ${removed + swept} temporary file(s) left by an interrupted apply.\n`);
+    return backups;
   };
   if (changes.length === 0) {
-    if (!opts.dryRun) {
-      sweep();
-      // The record may still change: entries adopted, or an apply killed before it wrote the record.
-      applyPlan(p.plan, p.record);
-    }
+    // The record may still change: entries adopted, or an apply killed before it wrote the record.
+    if (!opts.dryRun) write();
     out(io, "No changes.\n");
     return;
   }
@@ -128,8 +129,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
     }
   }
   if (changes.length >= LARGE_APPLY) progressOf(io).progress?.(`Writing ${changes.length} files…`);
-  sweep();
-  const { backups } = applyPlan(p.plan, p.record);
+  const backups = write();
   for (const b of backups) {
     const note = replacesNote(b.change);
     if (note) out(io, `Saved ${note}: backup in ${b.path}\n`);

@@ -20,6 +20,16 @@ export const leftRaw = (agent: string, name: string, why: string) =>
 export const skippedField = (agent: string, name: string, key: string, why = "") =>
   `skipped unsupported ${agent} mcp server ${JSON.stringify(name)} field ${JSON.stringify(key)}${why}`;
 
+/**
+ * How every agent's MCP reader ends: an entry with neither a command nor a url is left raw (a
+ * server kanon cannot render); otherwise the server read, with the warnings about its fields.
+ */
+export function finishMcpRead(agent: string, name: string, server: McpServer, warnings: string[]): McpRead {
+  if (!server.command && !server.url)
+    return { server: null, warnings: [leftRaw(agent, name, "it has no command or url")] };
+  return { server, warnings };
+}
+
 export function isStringList(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === "string");
 }
@@ -101,9 +111,7 @@ export function readMcpShape(agent: string, name: string, entry: unknown, shape:
         warnings.push(skippedField(agent, name, key));
     }
   }
-  if (!s.command && !s.url)
-    return { server: null, warnings: [leftRaw(agent, name, "it has no command or url")] };
-  return { server: s, warnings };
+  return finishMcpRead(agent, name, s, warnings);
 }
 
 function readTools(v: unknown): Record<string, McpTool> | null {

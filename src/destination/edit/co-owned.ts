@@ -4,6 +4,7 @@
  * content kanon did not write or that was edited since kanon wrote it.
  */
 
+import { visit } from "jsonc-parser";
 import { deepEqual, isPlainObject, type PlainObject } from "../../formats/values.js";
 import type { MergeSpec } from "../../model/types.js";
 import {
@@ -150,6 +151,30 @@ function planRegion(
       : Object.entries(desired ?? {}).every(([name, value]) => deepEqual(current[name], value)));
   const text = nothing ? existing : mergeCoOwned(existing, spec, { [spec.key]: desired ?? {} }, path, remove);
   return { text, owned: { names }, removed, ...(replaces ? { replaces } : {}) };
+}
+
+/**
+ * Whether a co-owned file holds nothing but kanon's managed keys, empty: no other key, no value in
+ * them, no comment (a file kanon created and has taken its last entry out of is then deleted).
+ */
+export function holdsNothing(text: string, spec: MergeSpec, path: string): boolean {
+  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const keys = new Set(mergeRegions(spec).map((r) => r.key));
+  const doc = parseDocument(body, spec.format, path);
+  const empty = (v: unknown) =>
+    Array.isArray(v) ? v.length === 0 : isPlainObject(v) && Object.keys(v).length === 0;
+  if (!Object.entries(doc).every(([k, v]) => keys.has(k) && empty(v))) return false;
+  if (spec.format === "toml") {
+    // Only blank lines and bare table headers (`[mcp_servers]`); a comment is the user's.
+    return body.split(/\r?\n/).every((line) => /^\s*(\[\[?[^#\]]*\]\]?)?\s*$/.test(line));
+  }
+  let comment = false;
+  visit(body, {
+    onComment: () => {
+      comment = true;
+    },
+  });
+  return !comment;
 }
 
 /** The co-owned document as values (a byte-order mark and a comment-only JSONC file read as `{}`). */

@@ -1,2 +1,2 @@
-export { type CoOwnedPlan, planCoOwned } from "./co-owned.js";
+export { type CoOwnedPlan, holdsNothing, planCoOwned } from "./co-owned.js";
 export { mergeCoOwned } from "./merge.js";

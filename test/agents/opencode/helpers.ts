@@ -1,9 +1,10 @@
 /** Shared helpers for the OpenCode plugin tests: paths, the runtime text module, loading a rendered plugin. */
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, beforeEach, type MockInstance, vi } from "vitest";
 import { type PluginHook, renderOpenCodePlugin } from "../../../src/agents/opencode/plugin.js";
 import PLUGIN_RUNTIME from "../../../src/agents/opencode/plugin-runtime.js?raw";
 
@@ -87,4 +88,61 @@ export async function waitFor(check: () => boolean, ms = 5000, what = "condition
 /** Node as a hook command in exec form: `node -e <script> <args…>`, no shell involved. */
 export function nodeHook(script: string, ...args: string[]): { command: string; args: string[] } {
   return { command: process.execPath, args: ["-e", script, ...args] };
+}
+
+/** `s` in shell single quotes. */
+export const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * For each test of the calling file: a fresh directory `dir`, the file `log` that `hook(...)`s append
+ * what they receive to, and process.stderr captured (the plugin's log lines). The object stands for
+ * the running test's; its functions may be taken out of it.
+ */
+export function recordingPerTest() {
+  let current: { dir: string; log: string; stderr: MockInstance } | undefined;
+  const now = () => {
+    if (!current) throw new Error("the recording exists only while a test runs");
+    return current;
+  };
+  beforeEach(() => {
+    const dir = realpathSync(tempDir());
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    current = { dir, log: join(dir, "log.jsonl"), stderr };
+  });
+  afterEach(() => {
+    current?.stderr.mockRestore();
+    current = undefined;
+  });
+  const records = (): Record<string, unknown>[] => {
+    const { log } = now();
+    if (!existsSync(log)) return [];
+    return readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  };
+  return {
+    get dir() {
+      return now().dir;
+    },
+    get log() {
+      return now().log;
+    },
+    /** Every JSON object the recording hooks received, in order. */
+    records,
+    events: () => records().map((r) => r.hook_event_name),
+    /** What the plugin wrote to stderr. */
+    logged: () =>
+      now()
+        .stderr.mock.calls.map((c) => String(c[0]))
+        .join(""),
+    /** A hook that appends its stdin to the log. */
+    hook: (event: string, over: Partial<PluginHook> = {}): PluginHook => ({
+      name: `${event}-hook`,
+      event,
+      matcher: null,
+      command: `cat >> ${sq(now().log)}`,
+      ...over,
+    }),
+  };
 }

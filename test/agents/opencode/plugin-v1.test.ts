@@ -3,47 +3,28 @@
  * and OpenCode calls `event` (not awaited), `chat.message`, `tool.execute.before/after` (awaited; a
  * throw from `before` fails that call) and `dispose` (awaited at shutdown).
  */
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { PluginHook } from "../../../src/agents/opencode/plugin.js";
-import { loadPlugin, nodeHook, removeTempDirs, tempDir, type V1Hooks, waitFor } from "./helpers.js";
+import {
+  loadPlugin,
+  nodeHook,
+  recordingPerTest,
+  removeTempDirs,
+  sq,
+  type V1Hooks,
+  waitFor,
+} from "./helpers.js";
 
 afterAll(removeTempDirs);
 
-const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-let dir: string;
-let log: string;
-let stderr: MockInstance;
-
-beforeEach(() => {
-  dir = realpathSync(tempDir());
-  log = join(dir, "log.jsonl");
-  stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-});
-afterEach(() => {
-  stderr.mockRestore();
-});
-
-/** Every JSON object the recording hooks received, in order. */
-function records(): Record<string, unknown>[] {
-  if (!existsSync(log)) return [];
-  return readFileSync(log, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-const events = () => records().map((r) => r.hook_event_name);
-const logged = () => stderr.mock.calls.map((c) => String(c[0])).join("");
-
-function hook(event: string, over: Partial<PluginHook> = {}): PluginHook {
-  return { name: `${event}-hook`, event, matcher: null, command: `cat >> ${sq(log)}`, ...over };
-}
+const t = recordingPerTest();
+const { records, events, logged, hook } = t;
 
 async function v1(hooks: PluginHook[]): Promise<V1Hooks> {
   const { plugin } = await loadPlugin(hooks);
-  return plugin.server({ directory: dir, worktree: dir });
+  return plugin.server({ directory: t.dir, worktree: t.dir });
 }
 
 /** Whether `pid` still runs: a zombie waiting for its (re)parent to reap it counts as dead. */
@@ -71,7 +52,7 @@ describe("OpenCode 1: server()", () => {
   it("PreToolUse gets the contract's stdin and runs in the project directory", async () => {
     const h = await v1([
       hook("PreToolUse", { matcher: { names: ["bash"] } }),
-      hook("PreToolUse", { name: "where", command: `pwd > ${sq(join(dir, "cwd.txt"))}` }),
+      hook("PreToolUse", { name: "where", command: `pwd > ${sq(join(t.dir, "cwd.txt"))}` }),
     ]);
     await h["tool.execute.before"]!(
       { tool: "bash", sessionID: "ses_1", callID: "call_1" },
@@ -81,13 +62,13 @@ describe("OpenCode 1: server()", () => {
       {
         hook_event_name: "PreToolUse",
         session_id: "ses_1",
-        cwd: dir,
+        cwd: t.dir,
         tool_name: "bash",
         tool_input: { command: "ls -la" },
         tool_use_id: "call_1",
       },
     ]);
-    expect(readFileSync(join(dir, "cwd.txt"), "utf8").trim()).toBe(dir);
+    expect(readFileSync(join(t.dir, "cwd.txt"), "utf8").trim()).toBe(t.dir);
   });
 
   it("exit 2 on PreToolUse blocks the call with the hook's stderr", async () => {
@@ -120,7 +101,7 @@ describe("OpenCode 1: server()", () => {
   it("any other failure is logged and does not block", async () => {
     const h = await v1([
       hook("PreToolUse", { name: "fails", command: "echo boom >&2; exit 1" }),
-      hook("PreToolUse", { name: "missing", command: join(dir, "no-such-program"), args: [] }),
+      hook("PreToolUse", { name: "missing", command: join(t.dir, "no-such-program"), args: [] }),
     ]);
     await expect(h["tool.execute.before"]!({ tool: "bash" }, { args: {} })).resolves.toBeUndefined();
     expect(logged()).toContain('[kanon-hooks] hook "fails" (PreToolUse) exited 1: boom');
@@ -138,23 +119,23 @@ describe("OpenCode 1: server()", () => {
       hook("PreToolUse", {
         name: "neutral",
         matcher: { regex: "^Bash$" },
-        command: `echo neutral >> ${sq(log)}.txt`,
+        command: `echo neutral >> ${sq(t.log)}.txt`,
       }),
       hook("PreToolUse", {
         name: "native",
         matcher: { regex: "^ba" },
-        command: `echo native >> ${sq(log)}.txt`,
+        command: `echo native >> ${sq(t.log)}.txt`,
       }),
       hook("PreToolUse", {
         name: "edits",
         matcher: { regex: "Edit|Write" },
-        command: `echo edits >> ${sq(log)}.txt`,
+        command: `echo edits >> ${sq(t.log)}.txt`,
       }),
     ]);
     const fired = async (tool: string) => {
-      writeFileSync(`${log}.txt`, "");
+      writeFileSync(`${t.log}.txt`, "");
       await h["tool.execute.before"]!({ tool }, { args: {} });
-      return readFileSync(`${log}.txt`, "utf8").split("\n").filter(Boolean).sort();
+      return readFileSync(`${t.log}.txt`, "utf8").split("\n").filter(Boolean).sort();
     };
     expect(await fired("bash")).toEqual(["native", "neutral"]);
     expect(await fired("shell")).toEqual(["neutral"]);
@@ -170,7 +151,7 @@ describe("OpenCode 1: server()", () => {
   });
 
   it("a timeout kills the hook's whole process group and fails open", async () => {
-    const pidFile = join(dir, "pid");
+    const pidFile = join(t.dir, "pid");
     const h = await v1([
       hook("PreToolUse", { name: "slow", command: `sleep 30 & echo $! > ${sq(pidFile)}; wait`, timeout: 1 }),
     ]);
@@ -184,7 +165,7 @@ describe("OpenCode 1: server()", () => {
   });
 
   it("a hook that ignores SIGTERM gets SIGKILL after the grace period", async () => {
-    const pidFile = join(dir, "pid");
+    const pidFile = join(t.dir, "pid");
     const h = await v1([
       hook("PreToolUse", {
         command: `trap '' TERM; sleep 30 & echo $! > ${sq(pidFile)}; wait; sleep 30`,
@@ -199,7 +180,7 @@ describe("OpenCode 1: server()", () => {
   });
 
   it("async hooks are started and not awaited, and cannot block", async () => {
-    const marker = join(dir, "async-done");
+    const marker = join(t.dir, "async-done");
     const h = await v1([
       hook("PreToolUse", { command: `sleep 0.5; echo done > ${sq(marker)}; exit 2`, async: true }),
     ]);
@@ -216,7 +197,7 @@ describe("OpenCode 1: server()", () => {
   });
 
   it("exec form passes args as the argument vector, with no shell", async () => {
-    const out = join(dir, "argv.json");
+    const out = join(t.dir, "argv.json");
     const args = [out, "a b", "it's", "$HOME", "*", '"quoted"', "", "; rm -rf /"];
     const script = `require("node:fs").writeFileSync(process.argv[1], JSON.stringify(process.argv.slice(2)))`;
     const h = await v1([hook("PreToolUse", nodeHook(script, ...args))]);
@@ -242,7 +223,7 @@ describe("OpenCode 1: server()", () => {
       {
         hook_event_name: "PostToolUse",
         session_id: "s",
-        cwd: dir,
+        cwd: t.dir,
         tool_name: "bash",
         tool_input: { command: "echo hi" },
         tool_use_id: "c",
@@ -264,21 +245,21 @@ describe("OpenCode 1: server()", () => {
     ];
     await expect(h["chat.message"]!({ sessionID: "s" }, { message: {}, parts })).resolves.toBeUndefined();
     expect(records()).toEqual([
-      { hook_event_name: "UserPromptSubmit", session_id: "s", cwd: dir, prompt: "fix the bug\nplease" },
+      { hook_event_name: "UserPromptSubmit", session_id: "s", cwd: t.dir, prompt: "fix the bug\nplease" },
     ]);
     expect(logged()).toContain('hook "nope" (UserPromptSubmit) exited 2, which blocks nothing here');
   });
 
   it("SessionStart runs on session.created, before the first prompt's hook", async () => {
     const h = await v1([
-      hook("SessionStart", { command: `sleep 0.3; cat >> ${sq(log)}` }),
+      hook("SessionStart", { command: `sleep 0.3; cat >> ${sq(t.log)}` }),
       hook("UserPromptSubmit"),
     ]);
     h.event!({ event: { type: "session.created", properties: { info: { id: "ses_a" } } } });
     await h["chat.message"]!({ sessionID: "ses_a" }, { parts: [{ type: "text", text: "hi" }] });
     expect(records()).toEqual([
-      { hook_event_name: "SessionStart", session_id: "ses_a", cwd: dir, source: "startup" },
-      { hook_event_name: "UserPromptSubmit", session_id: "ses_a", cwd: dir, prompt: "hi" },
+      { hook_event_name: "SessionStart", session_id: "ses_a", cwd: t.dir, source: "startup" },
+      { hook_event_name: "UserPromptSubmit", session_id: "ses_a", cwd: t.dir, prompt: "hi" },
     ]);
   });
 
@@ -287,12 +268,12 @@ describe("OpenCode 1: server()", () => {
     await h["chat.message"]!({ sessionID: "old" }, { parts: [] });
     await h["chat.message"]!({ sessionID: "old" }, { parts: [] });
     expect(records()).toEqual([
-      { hook_event_name: "SessionStart", session_id: "old", cwd: dir, source: "resume" },
+      { hook_event_name: "SessionStart", session_id: "old", cwd: t.dir, source: "resume" },
     ]);
   });
 
   it("Stop fires once per turn and dispose waits for it", async () => {
-    const h = await v1([hook("Stop", { command: `sleep 0.5; cat >> ${sq(log)}` })]);
+    const h = await v1([hook("Stop", { command: `sleep 0.5; cat >> ${sq(t.log)}` })]);
     const bus = (type: string, properties: object) => h.event!({ event: { type, properties } });
     for (let turn = 0; turn < 2; turn++) {
       bus("session.status", { sessionID: "s", status: { type: "busy" } });
@@ -302,8 +283,8 @@ describe("OpenCode 1: server()", () => {
     expect(records()).toEqual([]);
     await h.dispose!();
     expect(records()).toEqual([
-      { hook_event_name: "Stop", session_id: "s", cwd: dir },
-      { hook_event_name: "Stop", session_id: "s", cwd: dir },
+      { hook_event_name: "Stop", session_id: "s", cwd: t.dir },
+      { hook_event_name: "Stop", session_id: "s", cwd: t.dir },
     ]);
   });
 
@@ -342,7 +323,7 @@ describe("OpenCode 1: server()", () => {
     bus("session.compacted", { sessionID: "s" });
     await h.dispose!();
     expect(records()).toEqual([
-      { hook_event_name: "PostCompact", session_id: "s", cwd: dir, trigger: "auto" },
+      { hook_event_name: "PostCompact", session_id: "s", cwd: t.dir, trigger: "auto" },
     ]);
   });
 
@@ -363,7 +344,7 @@ describe("OpenCode 1: server()", () => {
 
   it("setup() after server() registers nothing: 1.18's reduced context, or even a full one", async () => {
     const { plugin } = await loadPlugin([hook("PreToolUse"), hook("Stop")]);
-    await plugin.server({ directory: dir });
+    await plugin.server({ directory: t.dir });
     const reduced = {
       options: {},
       agent: {},
@@ -378,7 +359,7 @@ describe("OpenCode 1: server()", () => {
     expect(await plugin.setup(reduced)).toBeUndefined();
     const hookFn = vi.fn(async () => ({ dispose: async () => {} }));
     const full = {
-      location: { directory: dir },
+      location: { directory: t.dir },
       tool: { hook: hookFn },
       session: { hook: hookFn },
       event: { subscribe: vi.fn() },

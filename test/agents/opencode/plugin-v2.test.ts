@@ -3,47 +3,21 @@
  * a context, its hooks triggered through `ctx.tool.hook` / `ctx.session.hook` and its events fed
  * through `ctx.event.subscribe()` (see v2-host.ts for what the stand-in host is based on).
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { PluginHook } from "../../../src/agents/opencode/plugin.js";
-import { type LoadedPlugin, loadPlugin, nodeHook, removeTempDirs, tempDir } from "./helpers.js";
+import { type LoadedPlugin, loadPlugin, nodeHook, recordingPerTest, removeTempDirs, sq } from "./helpers.js";
 import { V2Host } from "./v2-host.js";
 
 afterAll(removeTempDirs);
 
-const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-let dir: string;
-let log: string;
-let stderr: MockInstance;
-
-beforeEach(() => {
-  dir = realpathSync(tempDir());
-  log = join(dir, "log.jsonl");
-  stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-});
-afterEach(() => {
-  stderr.mockRestore();
-});
-
-function records(): Record<string, unknown>[] {
-  if (!existsSync(log)) return [];
-  return readFileSync(log, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-const events = () => records().map((r) => r.hook_event_name);
-const logged = () => stderr.mock.calls.map((c) => String(c[0])).join("");
-
-function hook(event: string, over: Partial<PluginHook> = {}): PluginHook {
-  return { name: `${event}-hook`, event, matcher: null, command: `cat >> ${sq(log)}`, ...over };
-}
+const t = recordingPerTest();
+const { records, events, logged, hook } = t;
 
 async function v2(hooks: PluginHook[]): Promise<{ host: V2Host; plugin: LoadedPlugin }> {
   const { plugin } = await loadPlugin(hooks);
-  const host = new V2Host(dir);
+  const host = new V2Host(t.dir);
   await host.activate(V2Host.decode({ default: plugin }));
   return { host, plugin };
 }
@@ -85,7 +59,7 @@ describe("OpenCode 2: setup(ctx)", () => {
       {
         hook_event_name: "PreToolUse",
         session_id: "ses_2",
-        cwd: dir,
+        cwd: t.dir,
         tool_name: "shell",
         tool_input: { command: "ls", workdir: "." },
         tool_use_id: "call_9",
@@ -94,10 +68,10 @@ describe("OpenCode 2: setup(ctx)", () => {
   });
 
   it("runs hooks in ctx.location.directory, not process.cwd()", async () => {
-    const { host } = await v2([hook("PreToolUse", { command: `pwd > ${sq(join(dir, "cwd.txt"))}` })]);
+    const { host } = await v2([hook("PreToolUse", { command: `pwd > ${sq(join(t.dir, "cwd.txt"))}` })]);
     await preTool(host, "c", "shell", {});
-    expect(readFileSync(join(dir, "cwd.txt"), "utf8").trim()).toBe(dir);
-    expect(process.cwd()).not.toBe(dir);
+    expect(readFileSync(join(t.dir, "cwd.txt"), "utf8").trim()).toBe(t.dir);
+    expect(process.cwd()).not.toBe(t.dir);
   });
 
   it("exit 2 rejects the call with the hook's stderr; parallel calls each get their own", async () => {
@@ -139,7 +113,7 @@ describe("OpenCode 2: setup(ctx)", () => {
       {
         hook_event_name: "PostToolUse",
         session_id: "s",
-        cwd: dir,
+        cwd: t.dir,
         tool_name: "shell",
         tool_input: { command: "x" },
         tool_use_id: "c",
@@ -177,7 +151,7 @@ describe("OpenCode 2: setup(ctx)", () => {
     };
     await expect(host.trigger("session", "prompt", ev)).resolves.toBe(ev);
     expect(records()).toEqual([
-      { hook_event_name: "UserPromptSubmit", session_id: "s", cwd: dir, prompt: "add tests" },
+      { hook_event_name: "UserPromptSubmit", session_id: "s", cwd: t.dir, prompt: "add tests" },
     ]);
   });
 
@@ -198,10 +172,10 @@ describe("OpenCode 2: setup(ctx)", () => {
     const byEvent = (a: Record<string, unknown>, b: Record<string, unknown>) =>
       String(a.hook_event_name).localeCompare(String(b.hook_event_name));
     expect(records().sort(byEvent)).toEqual([
-      { hook_event_name: "SessionStart", session_id: "s", cwd: dir, source: "startup" },
-      { hook_event_name: "Stop", session_id: "s", cwd: dir },
-      { hook_event_name: "Stop", session_id: "s", cwd: dir },
-      { hook_event_name: "Stop", session_id: "s", cwd: dir },
+      { hook_event_name: "SessionStart", session_id: "s", cwd: t.dir, source: "startup" },
+      { hook_event_name: "Stop", session_id: "s", cwd: t.dir },
+      { hook_event_name: "Stop", session_id: "s", cwd: t.dir },
+      { hook_event_name: "Stop", session_id: "s", cwd: t.dir },
     ]);
   });
 
@@ -241,8 +215,8 @@ describe("OpenCode 2: setup(ctx)", () => {
     await tick();
     await host.unload();
     expect(records().sort((a, b) => String(a.trigger).localeCompare(String(b.trigger)))).toEqual([
-      { hook_event_name: "PostCompact", session_id: "s", cwd: dir, trigger: "auto" },
-      { hook_event_name: "PostCompact", session_id: "s", cwd: dir, trigger: "manual" },
+      { hook_event_name: "PostCompact", session_id: "s", cwd: t.dir, trigger: "auto" },
+      { hook_event_name: "PostCompact", session_id: "s", cwd: t.dir, trigger: "manual" },
     ]);
   });
 
@@ -276,7 +250,7 @@ describe("OpenCode 2: setup(ctx)", () => {
 
   it("setup with the same context twice registers once", async () => {
     const { plugin } = await loadPlugin([hook("PreToolUse"), hook("Stop")]);
-    const host = new V2Host(dir);
+    const host = new V2Host(t.dir);
     await host.activate(plugin);
     expect(await plugin.setup(host.ctx)).toBeUndefined();
     expect(host.registrations).toBe(2);
@@ -298,7 +272,7 @@ describe("OpenCode 2: setup(ctx)", () => {
     };
     expect(await plugin.setup(reduced)).toBeUndefined();
     const failing = {
-      location: { directory: dir },
+      location: { directory: t.dir },
       tool: { hook: async () => Promise.reject(new Error("no such hook")) },
       session: {
         hook: () => {
@@ -320,7 +294,7 @@ describe("OpenCode 2: setup(ctx)", () => {
 
   it("cleanup closes the event stream, waits for running hooks, and leaves the callbacks inert", async () => {
     const { host } = await v2([
-      hook("Stop", { command: `sleep 0.4; cat >> ${sq(log)}` }),
+      hook("Stop", { command: `sleep 0.4; cat >> ${sq(t.log)}` }),
       hook("PreToolUse"),
     ]);
     host.emit("session.execution.started", { sessionID: "s" });
@@ -335,7 +309,7 @@ describe("OpenCode 2: setup(ctx)", () => {
 
   it("once OpenCode 1's server() has run in the process, OpenCode 2 callbacks do nothing", async () => {
     const { host, plugin } = await v2([hook("PreToolUse")]);
-    const v1 = await plugin.server({ directory: dir });
+    const v1 = await plugin.server({ directory: t.dir });
     await preTool(host, "c", "shell", {});
     expect(records()).toEqual([]);
     await v1["tool.execute.before"]!({ tool: "bash", sessionID: "s", callID: "c" }, { args: {} });
@@ -344,7 +318,7 @@ describe("OpenCode 2: setup(ctx)", () => {
 
   it("a SessionStart hook runs before the prompt hook of the same session", async () => {
     const { host } = await v2([
-      hook("SessionStart", { command: `sleep 0.3; cat >> ${sq(log)}` }),
+      hook("SessionStart", { command: `sleep 0.3; cat >> ${sq(t.log)}` }),
       hook("UserPromptSubmit"),
     ]);
     host.emit("session.created", { sessionID: "s", info: { id: "s" } });
