@@ -28,8 +28,6 @@ try {
     // As scripts/build.mjs: jsonc-parser's ESM build (its UMD one requires files dynamically).
     mainFields: ["module", "main"],
     write: false,
-    // As the build: jsonc-parser's UMD build loads its modules with a dynamic require().
-    mainFields: ["module", "main"],
     plugins: [rawText],
     logLevel: "silent",
   });
