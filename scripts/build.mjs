@@ -1,7 +1,17 @@
-// Bundles the CLI into one ESM file (fast start-up: one module to load, no resolution of node_modules).
-import { chmod, readFile, rm } from "node:fs/promises";
+// Builds the CLI. Start-up is most of a small command's time, so the executable is a tiny CommonJS
+// loader (no ESM loader to boot) that runs one bundle through a V8 code cache made at build time:
+// the bundle is not parsed or compiled again on a warm run, and only what a run calls is executed
+// (esbuild wraps each dynamically imported module so that its top level runs on first use).
+// kanon ui's Ink needs ES modules (top-level await): it is a separate chunk, see esbuild-ui-chunk.mjs.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
 import { build } from "esbuild";
 import { rawText } from "./esbuild-text.mjs";
+import { borrowFromBundle, lendToUiChunk } from "./esbuild-ui-chunk.mjs";
 
 await rm("dist", { recursive: true, force: true });
 const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
@@ -10,33 +20,130 @@ const common = {
   bundle: true,
   platform: "node",
   target: "node20",
-  format: "esm",
   minify: true,
   legalComments: "none",
   // React's production build (its development build is large and slow).
   define: { __KANON_VERSION__: JSON.stringify(pkg.version), "process.env.NODE_ENV": '"production"' },
-  // Ink loads React's devtools only when DEV=true is set; kanon does not ship them.
-  external: ["react-devtools-core"],
-  // Some dependencies are CommonJS: give the ESM bundle a require() for Node built-ins.
-  banner: {
-    js: "import { createRequire as __kanonRequire } from 'node:module'; const require = __kanonRequire(import.meta.url);",
-  },
   logLevel: "warning",
   // Prefer ESM builds: jsonc-parser's UMD build loads its modules with a dynamic require().
   mainFields: ["module", "main"],
-  plugins: [rawText],
+};
+// An ES module bundle gets a require() for the CommonJS dependencies that load Node built-ins.
+const esmRequire =
+  "import { createRequire as __kanonRequire } from 'node:module'; const require = __kanonRequire(import.meta.url);";
+
+// Ink connects to React's devtools when DEV=true is set; kanon does not ship them, so that module is empty.
+const noInkDevtools = {
+  name: "no-ink-devtools",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) =>
+      /[/\\]node_modules[/\\]ink[/\\]/.test(args.importer)
+        ? { path: "ink-devtools", namespace: "empty" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "", loader: "js" }));
+  },
 };
 
-// Code splitting: commands and rarely needed modules (the positional YAML decoder, the terminal UI
-// with Ink and React) are separate chunks that load only when used.
+// The terminal UI first: the bundle needs to know which of its modules the chunk borrows.
+const borrowed = new Set();
+const ui = await build({
+  ...common,
+  format: "esm",
+  entryPoints: ["src/cli/ui/app.tsx"],
+  outfile: "dist/kanon-ui.mjs",
+  banner: { js: esmRequire },
+  metafile: true,
+  plugins: [rawText, borrowFromBundle(borrowed), noInkDevtools],
+});
+
+// dist/ is CommonJS (the root package is ESM): a CommonJS entry starts faster than an ESM one. The
+// bundle is a function the loader calls with CommonJS's arguments and its import().
+const IMPORT = "__kanonImport";
 await build({
   ...common,
-  entryPoints: { kanon: "src/cli/bin.ts" },
-  outdir: "dist",
-  splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
-  banner: { js: `#!/usr/bin/env node\n${common.banner.js}` },
+  format: "cjs",
+  entryPoints: ["src/cli/bin.ts"],
+  outfile: "dist/kanon-bundle.js",
+  banner: { js: `(function (exports, require, module, __filename, __dirname, ${IMPORT}) {` },
+  footer: { js: "})" },
+  plugins: [
+    rawText,
+    lendToUiChunk({
+      borrowed,
+      exports: ui.metafile.outputs["dist/kanon-ui.mjs"].exports,
+      chunk: "./kanon-ui.mjs",
+      importChunk: IMPORT,
+    }),
+  ],
 });
+await writeFile("dist/package.json", '{ "type": "commonjs" }\n');
+const bundle = await readFile("dist/kanon-bundle.js", "utf8");
+// vm.Script runs the bundle without a module loader: an import() left in it would fail at run time.
+if (/(?<![.\w$])import\(/.test(bundle))
+  throw new Error("dist/kanon-bundle.js calls import(): bundle that module");
+
+// Make the code cache from a real run (`diff` of the example home in an empty HOME), after it has
+// run, so that it holds the functions the common commands compile, not only the top level.
+const home = await mkdtemp(join(tmpdir(), "kanon-build-"));
+let cache;
+try {
+  const produce = `
+const { readFileSync, writeFileSync } = require("node:fs");
+const { dirname } = require("node:path");
+const { Script } = require("node:vm");
+const [file, out, ...args] = process.argv.slice(1);
+process.argv = [process.argv[0], file, ...args];
+const script = new Script(readFileSync(file, "utf8"), { filename: file });
+process.on("exit", () => writeFileSync(out, script.createCachedData()));
+script.runInThisContext()(exports, require, module, file, dirname(file), (specifier) => import(specifier));
+`;
+  const out = join(home, "cache");
+  const run = spawnSync(
+    process.execPath,
+    ["-e", produce, "dist/kanon-bundle.js", out, "--home", "examples/home", "diff"],
+    {
+      env: { ...process.env, HOME: home, KANON_HOME: "", NO_COLOR: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  if (run.status !== 0) throw new Error(`making the code cache failed: ${run.stderr}`);
+  cache = await readFile(out);
+} finally {
+  await rm(home, { recursive: true, force: true });
+}
+
+// V8 rejects a cache made by another V8 version or with other V8 flags, but it checks only the length
+// of the source, and it trusts the bytes: a damaged cache crashes the process. So the cache's name
+// carries the bundle's hash (a loader reads only the cache of its own bundle) and the loader checks
+// the cache's checksum (CRC-32: the cheapest to compute) before V8 sees it. A cache that is missing,
+// damaged or rejected means a plain compile.
+const cacheName = `kanon-bundle-${createHash("sha256").update(bundle).digest("hex").slice(0, 16)}.cache`;
+await writeFile(join("dist", cacheName), cache);
+const loader = `#!/usr/bin/env node
+"use strict";
+const { readFileSync } = require("node:fs");
+const { join } = require("node:path");
+const { Script } = require("node:vm");
+const { crc32 } = require("node:zlib");
+const file = join(__dirname, "kanon-bundle.js");
+let cachedData;
+try {
+  const data = readFileSync(join(__dirname, ${JSON.stringify(cacheName)}));
+  if (crc32(data) === ${crc32(cache)}) cachedData = data;
+} catch {}
+const run = new Script(readFileSync(file, "utf8"), { filename: file, cachedData }).runInThisContext();
+run(exports, require, module, file, __dirname, (specifier) => import(specifier));
+`;
+await writeFile("dist/kanon.js", loader);
 await chmod("dist/kanon.js", 0o755);
 
-await build({ ...common, minify: false, entryPoints: ["src/docs/cli.ts"], outfile: "dist/kanon-docs.js" });
+await build({
+  ...common,
+  format: "esm",
+  minify: false,
+  entryPoints: ["src/docs/cli.ts"],
+  outfile: "dist/kanon-docs.mjs",
+  banner: { js: esmRequire },
+  plugins: [rawText],
+});

@@ -1,0 +1,95 @@
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Script } from "node:vm";
+import { crc32 } from "node:zlib";
+import { afterAll, describe, expect, it } from "vitest";
+import { KANON, ROOT, sandboxEnv } from "../support/cli.js";
+
+const DIST = join(ROOT, "dist");
+const read = (name: string) => readFileSync(join(DIST, name), "utf8");
+const cacheName = () => readdirSync(DIST).find((f) => f.endsWith(".cache"))!;
+
+describe("the build", () => {
+  it("keeps Ink and React out of every command's start-up: only kanon ui loads them", () => {
+    for (const name of ["kanon.js", "kanon-bundle.js"]) {
+      const text = read(name);
+      expect(text.includes("yoga"), name).toBe(false);
+      expect(text.includes("react.transitional.element"), name).toBe(false);
+    }
+    // vm.Script gives the bundle no import(): the UI chunk comes through the loader's.
+    expect(/(?<![.\w$])import\(/.test(read("kanon-bundle.js"))).toBe(false);
+    const ui = read("kanon-ui.mjs");
+    expect(ui).toContain("yoga");
+    expect(ui).toContain("react.transitional.element");
+    expect(read("kanon-bundle.js")).toContain('__kanonImport("./kanon-ui.mjs")');
+  });
+
+  it("gives the UI chunk the bundle's own kanon modules, not copies of them", () => {
+    const applyText = "changed while kanon was applying"; // from src/destination/apply.ts, which the UI uses
+    expect(read("kanon-bundle.js")).toContain(applyText);
+    const ui = read("kanon-ui.mjs");
+    expect(ui).not.toContain(applyText);
+    expect(ui).toContain('kanon.modules")]["src/destination/apply.ts"]');
+  });
+
+  it("ships a code cache that this Node accepts, named after the bundle and checked by the loader", () => {
+    const name = cacheName();
+    const cache = readFileSync(join(DIST, name));
+    expect(read("kanon.js")).toContain(JSON.stringify(name));
+    expect(read("kanon.js")).toContain(`crc32(data) === ${crc32(cache)}`);
+    const script = new Script(read("kanon-bundle.js"), { filename: "kanon-bundle.js", cachedData: cache });
+    expect(script.cachedDataRejected).toBe(false);
+  });
+});
+
+describe("the loader without a usable code cache", () => {
+  const base = mkdtempSync(join(tmpdir(), "kanon-loader-"));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+  const home = join(base, "home");
+  mkdirSync(home);
+  const copy = join(base, "dist");
+  cpSync(DIST, copy, { recursive: true });
+  cpSync(join(ROOT, "examples/home"), join(base, "kanon-home"), { recursive: true });
+  const run = (kanon: string, nodeFlags: string[] = []) => {
+    const r = spawnSync(
+      process.execPath,
+      [...nodeFlags, kanon, "--home", join(base, "kanon-home"), "render"],
+      {
+        encoding: "utf8",
+        env: sandboxEnv(home),
+      },
+    );
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const expected = run(KANON);
+
+  it("compiles the bundle when V8 rejects the cache (other V8 flags)", () => {
+    expect(expected.status).toBe(0);
+    expect(expected.stdout).toContain("CLAUDE.md");
+    expect(run(KANON, ["--no-opt"])).toEqual(expected);
+  });
+
+  it("compiles the bundle when the cache is damaged: its bytes never reach V8", () => {
+    const file = join(copy, cacheName());
+    const bytes = readFileSync(file);
+    for (let i = 64; i < bytes.length; i += 97) bytes[i] = bytes[i]! ^ 0xff;
+    writeFileSync(file, bytes);
+    expect(run(join(copy, "kanon.js"))).toEqual(expected);
+  });
+
+  it("compiles the bundle when the cache is missing", () => {
+    unlinkSync(join(copy, cacheName()));
+    expect(run(join(copy, "kanon.js"))).toEqual(expected);
+  });
+});
