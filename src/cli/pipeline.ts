@@ -103,9 +103,13 @@ export function rootOf(scope: Scope): string {
   return scope.kind === "user" ? scope.userHome : scope.dir;
 }
 
+/** The state directory of a scope's destination root (record and history). */
+export function stateDirOf(scope: Scope, io: Io): string {
+  return rootStateDir(stateBase(io.env, io.userHome), rootOf(scope));
+}
+
 export function recordOf(scope: Scope, io: Io): LoadedRecord {
-  const root = rootOf(scope);
-  const loaded = loadRecord(rootStateDir(stateBase(io.env, io.userHome), root), root);
+  const loaded = loadRecord(stateDirOf(scope, io), rootOf(scope));
   warn(io, loaded.warnings);
   return loaded;
 }
@@ -120,6 +124,7 @@ export async function loadPlan(
     record: record.record,
     root: rootOf(r.scope),
     agents: r.agents.map((a) => a.manifest.id),
+    interrupted: record.interrupted,
   });
   warn(io, plan.warnings);
   return { ...r, plan, record, warnings: [...r.warnings, ...record.warnings, ...plan.warnings] };

@@ -1,9 +1,10 @@
 /**
  * An apply with its ownership record: check the state directory, save what is about to be replaced
- * (the history entry `kanon undo` reads), write the destination, then the record.
+ * (the history entry `kanon undo` reads), write the destination, then the record. An import into the
+ * Kanon home goes through the same history, so that `kanon undo` takes it back too.
  */
 import { rmdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { applyChanges, removeLeftovers } from "./apply.js";
 import { type Change, type Plan, symlinkTarget } from "./plan.js";
 import { type OwnershipRecord, recordText } from "./record.js";
@@ -32,15 +33,18 @@ export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]
 function writePlan(plan: Plan, loaded: LoadedRecord): Backup[] {
   const record = plan.record;
   if (plan.changes.length === 0) {
-    // Nothing to write but the record itself: adopted entries, or an apply killed before its record.
-    if (loaded.text !== recordText(record)) {
+    // Nothing to write but the record itself: adopted entries, an apply killed before its record,
+    // or the directories such an apply made that nothing needs.
+    const kept = { ...record, dirs: [...record.dirs, ...removeEmptyDirs(plan.emptyDirs)] };
+    if (loaded.text !== recordText(kept)) {
       assertWritable(loaded.dir);
-      writeRecord(loaded.dir, record);
+      writeRecord(loaded.dir, kept);
     }
     return [];
   }
   assertWritable(loaded.dir);
-  const { id, backups } = writeJournal(loaded.dir, record.root, loaded.record, record, plan.changes);
+  const op = { kind: "apply" as const, root: record.root, previous: loaded.record, next: record };
+  const { id, backups } = writeJournal(loaded.dir, op, plan.changes);
   let createdDirs: string[];
   try {
     ({ createdDirs } = applyChanges(plan.changes));
@@ -48,14 +52,47 @@ function writePlan(plan: Plan, loaded: LoadedRecord): Backup[] {
     dropUnusedJournal(loaded.dir, id);
     throw e;
   }
-  for (const dir of plan.emptyDirs) {
-    try {
-      rmdirSync(dir);
-    } catch {}
-  }
-  writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...createdDirs], lastApply: id });
+  const kept = removeEmptyDirs(plan.emptyDirs);
+  writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...kept, ...createdDirs], lastApply: id });
   pruneHistory(loaded.dir);
   return backups;
+}
+
+/** Removes the directories (deepest first); returns those that are not empty after all (still kanon's). */
+function removeEmptyDirs(dirs: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (const dir of dirs) {
+    try {
+      rmdirSync(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") kept.push(dir);
+    }
+  }
+  return kept;
+}
+
+/**
+ * Writes an import's changes into the Kanon home, all or none, with a history entry in `stateDir`
+ * (the state directory of the scope the import read) so that `kanon undo` takes it back. The
+ * temporary files of an interrupted import or apply there go first; returns how many.
+ */
+export function applyImport(stateDir: string, root: string, changes: readonly Change[]): number {
+  const swept = removeLeftovers([
+    stateDir,
+    join(stateDir, "applies"),
+    ...new Set(changes.map((c) => dirname(c.path))),
+  ]);
+  if (changes.length === 0) return swept;
+  assertWritable(stateDir);
+  const { id } = writeJournal(stateDir, { kind: "import", root }, changes);
+  try {
+    applyChanges(changes);
+  } catch (e) {
+    dropUnusedJournal(stateDir, id);
+    throw e;
+  }
+  pruneHistory(stateDir);
+  return swept;
 }
 
 /**

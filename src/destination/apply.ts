@@ -5,13 +5,12 @@
  * hold the user's own settings) are flushed to disk before the rename; kanon-owned files can always
  * be rendered again, and flushing thousands of skill files one by one would cost seconds.
  *
- * Co-owned files are renamed first, each one checked against what was planned right before its own
- * rename (a new one is linked into place, which fails if the file appeared meanwhile), so a write by
- * the user or an agent is never overwritten: what remains is the instant between that check and the
- * rename system call. Temporary files carry kanon's pid, so the next apply can tell an interrupted
+ * Co-owned files (and the Kanon home files an import writes, `Change.guard`) are renamed first, each
+ * one checked against what was planned right before its own rename (a new one is linked into place,
+ * which fails if the file appeared meanwhile), so a write by the user or an agent is never
+ * overwritten: what remains is the instant between that check and the rename system call. Temporary files carry kanon's pid, so the next apply can tell an interrupted
  * run's litter from a running apply's files and remove it (see removeLeftovers).
  */
-import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -28,10 +27,11 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError, type TargetFile } from "../model/types.js";
 import { type Change, symlinkTarget } from "./plan.js";
+import { tempOwner, tempPathFor } from "./temp-name.js";
 
 /** For tests only: let a test act inside kanon's windows (before a rename, before a mkdir) deterministically. */
 export const applyTestHooks: {
@@ -39,21 +39,52 @@ export const applyTestHooks: {
   beforeMkdir?: (dir: string) => void;
 } = {};
 
-/** `.settings.json.kanon-<pid>-<random>.tmp` */
-const TEMP_NAME = /^\..*\.kanon-(\d+)-[0-9a-f]{12}\.tmp$/;
-
-/**
- * The temporary file (or, for the apply history, directory) that becomes `destination` by a rename.
- * The destination's name is shortened so that the temporary name stays within the 255-byte limit.
- */
-export function tempPathFor(destination: string): string {
-  const name = `.${basename(destination).slice(0, 64)}.kanon-${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
-  return join(dirname(destination), name);
-}
-
 interface Staged {
   temp: string;
   change: Change;
+}
+
+/** Written only if still as planned (checked right before the rename), and flushed first. */
+const guarded = (c: Change): boolean => !!c.file.merge || c.guard === true;
+
+/**
+ * A file changed by someone else while kanon was writing: `written` lists what was written before
+ * it (nothing, when the check before the first rename failed).
+ */
+export class ChangedError extends KanonError {
+  constructor(
+    readonly path: string,
+    readonly written: readonly string[],
+  ) {
+    const what = `${path} changed while kanon was applying`;
+    super(
+      written.length === 0
+        ? `${what}; nothing was written, run the command again`
+        : `${what} and was left as it is${notWritten(written)}`,
+    );
+  }
+}
+
+/**
+ * The directories that writing `changes` creates (the missing parents of what they write),
+ * shallowest first: recorded before the first one is made, so that the directories of an apply
+ * killed half-way can be removed again.
+ */
+export function plannedDirs(changes: readonly Change[]): string[] {
+  const known = new Set<string>();
+  const missing: string[] = [];
+  for (const c of changes) {
+    if (c.after === null) continue;
+    const chain: string[] = [];
+    for (let d = dirname(c.path); !known.has(d); d = dirname(d)) {
+      known.add(d);
+      if (statSync(d, { throwIfNoEntry: false })) break;
+      chain.push(d);
+      if (dirname(d) === d) break;
+    }
+    missing.push(...chain.reverse());
+  }
+  return missing.sort((a, b) => a.length - b.length);
 }
 
 /**
@@ -71,14 +102,14 @@ export function applyChanges(changes: readonly Change[]): { createdDirs: string[
         ensureDir(dirname(change.path), createdDirs, knownDirs);
         const temp = tempPathFor(change.path);
         staged.push({ temp, change });
-        writeTemp(temp, change.after, change.mode, !!change.file.merge);
+        writeTemp(temp, change.after, change.mode, guarded(change));
       } catch (e) {
         if (e instanceof KanonError) throw e;
         throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}; nothing was written`);
       }
     }
     for (const change of changes) {
-      if (!isUnchanged(change)) throw changedError(change.path, []);
+      if (!isUnchanged(change)) throw new ChangedError(change.path, []);
     }
   } catch (e) {
     for (const s of staged) rmQuietly(() => unlinkSync(s.temp));
@@ -86,16 +117,13 @@ export function applyChanges(changes: readonly Change[]): { createdDirs: string[
     throw e;
   }
   // Co-owned files first: a late write by an agent then stops kanon before any of its own files move.
-  const ordered = [
-    ...staged.filter((s) => s.change.file.merge),
-    ...staged.filter((s) => !s.change.file.merge),
-  ];
+  const ordered = [...staged.filter((s) => guarded(s.change)), ...staged.filter((s) => !guarded(s.change))];
   const written: string[] = [];
   for (const [i, { temp, change }] of ordered.entries()) {
     try {
       applyTestHooks.beforeRename?.(change.path);
-      if (!change.file.merge) renameSync(temp, change.path);
-      else if (!placeCoOwned(temp, change)) throw changedError(change.path, written);
+      if (!guarded(change)) renameSync(temp, change.path);
+      else if (!placeCoOwned(temp, change)) throw new ChangedError(change.path, written);
       written.push(change.path);
     } catch (e) {
       for (const s of ordered.slice(i)) rmQuietly(() => unlinkSync(s.temp));
@@ -138,15 +166,6 @@ function placeCoOwned(temp: string, change: Change): boolean {
   if (!isUnchanged(change)) return false;
   renameSync(temp, change.path);
   return true;
-}
-
-function changedError(path: string, written: readonly string[]): KanonError {
-  const what = `${path} changed while kanon was applying`;
-  return new KanonError(
-    written.length === 0
-      ? `${what}; nothing was written, run the command again`
-      : `${what} and was left as it is${notWritten(written)}`,
-  );
 }
 
 function notWritten(written: readonly string[]): string {
@@ -205,7 +224,7 @@ function ensureDir(dir: string, created: string[], known: Set<string>): void {
  * be absent.
  */
 function isUnchanged(change: Change): boolean {
-  if (!change.file.merge && change.action !== "delete") return true;
+  if (!guarded(change) && change.action !== "delete") return true;
   if (change.action === "create") return !lstatSync(change.path, { throwIfNoEntry: false });
   let now: Buffer | null = null;
   try {
@@ -251,8 +270,8 @@ export function removeLeftovers(dirs: Iterable<string>): number {
       continue;
     }
     for (const name of names) {
-      const m = TEMP_NAME.exec(name);
-      if (!m || isRunning(Number(m[1]))) continue;
+      const pid = tempOwner(name);
+      if (pid === null || isRunning(pid)) continue;
       const path = join(dir, name);
       try {
         removed += removeShredded(path);

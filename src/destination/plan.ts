@@ -30,6 +30,7 @@ import {
   sha256,
   valueHash,
 } from "./record.js";
+import { tempOwner } from "./temp-name.js";
 
 /** The layout-preserving editors, loaded on first use. */
 type CoOwned = typeof import("./edit/index.js");
@@ -52,6 +53,11 @@ export interface Change {
   replaces?: Replaces;
   /** kanon's entries taken out of a co-owned file (`mcpServers.github`, `PreToolUse Bash: guard`). */
   removed?: string[];
+  /**
+   * Written only if the disk still holds `before` right before its rename, as a co-owned file is
+   * (a Kanon home file that an import writes: the user may edit it at any time).
+   */
+  guard?: true;
 }
 
 export interface Plan {
@@ -71,6 +77,11 @@ export interface PlanOptions {
   root: string;
   /** Agents this command manages: the record's entries of other agents are left alone. */
   agents: readonly AgentId[];
+  /**
+   * The paths an interrupted apply was writing: the directories it created for them go too once
+   * nothing needs them (it may have been killed before any file landed in them).
+   */
+  interrupted?: readonly string[];
 }
 
 /**
@@ -159,7 +170,12 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     deleted.push(path);
   }
 
-  const { emptyDirs, kept, warnings } = unneededDirs(previous.dirs, deleted, record);
+  const { emptyDirs, kept, warnings } = unneededDirs(
+    previous.dirs,
+    [...deleted, ...(options?.interrupted ?? [])],
+    new Set(deleted),
+    record,
+  );
   record.dirs = [...kept];
   return { changes, record, emptyDirs, warnings };
 }
@@ -303,18 +319,20 @@ function readDestination(path: string): { before: Buffer; mode: number } | null 
 }
 
 /**
- * Directories kanon created that hold nothing of kanon's once `deleted` are gone: removed deepest
- * first, unless the user put files in them (those are named in a warning, and their directories stay).
+ * Directories kanon created above `touched` paths (deleted, or written by an interrupted apply) that
+ * hold nothing of kanon's once `gone` are deleted: removed deepest first, unless the user put files in
+ * them (those are named in a warning, and their directories stay). kanon's own temporary files are no
+ * reason to keep one: the apply removes those of an interrupted run before it removes directories.
  */
 function unneededDirs(
   dirs: readonly string[],
-  deleted: readonly string[],
+  touchedPaths: readonly string[],
+  gone: ReadonlySet<string>,
   record: OwnershipRecord,
 ): { emptyDirs: string[]; kept: string[]; warnings: string[] } {
-  if (deleted.length === 0) return { emptyDirs: [], kept: [...dirs], warnings: [] };
+  if (touchedPaths.length === 0 || dirs.length === 0) return { emptyDirs: [], kept: [...dirs], warnings: [] };
   const needed = ancestors([...Object.keys(record.files), ...Object.keys(record.entries)]);
-  const touched = ancestors(deleted);
-  const gone = new Set(deleted);
+  const touched = ancestors(touchedPaths);
   const candidates = dirs.filter((d) => touched.has(d) && !needed.has(d)).sort((a, b) => b.length - a.length);
   const removable = new Set<string>();
   const warnings: string[] = [];
@@ -325,7 +343,10 @@ function unneededDirs(
     } catch {
       continue;
     }
-    const foreign = entries.map((e) => join(dir, e)).filter((p) => !gone.has(p) && !removable.has(p));
+    const foreign = entries
+      .filter((e) => tempOwner(e) === null)
+      .map((e) => join(dir, e))
+      .filter((p) => !gone.has(p) && !removable.has(p));
     if (foreign.length === 0) removable.add(dir);
     else
       for (const p of foreign)

@@ -1,15 +1,17 @@
 /**
  * The state directory: per machine, never in the Kanon home or a project. One directory per
- * destination root holds the ownership record and a short history of applies with backups:
+ * destination root holds the ownership record and a short history of operations with backups:
  *
  *   $XDG_STATE_HOME/kanon/            (~/.local/state/kanon/ when XDG_STATE_HOME is unset)
  *     roots/<name>-<hash>/            one per destination root (home directory or project)
  *       record.json                   what kanon owns there (src/destination/record.ts)
- *       applies/<id>/apply.json       one apply: its changes, the record before and after
+ *       applies/<id>/apply.json       one apply (the record before and after) or import (an id
+ *                                     ending in -import, run in this root's scope): its changes
  *       applies/<id>/files/<n>        the bytes a change replaced or deleted
  *
  * The history is written (and flushed) before any destination file is renamed, and the record after
  * the last one: a kill in between leaves a record that the next run reconciles from the history.
+ * `kanon undo` takes the newest entry back, whichever kind it is.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -33,7 +35,7 @@ import {
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
-import { tempPathFor } from "./apply.js";
+import { plannedDirs, removeLeftovers } from "./apply.js";
 import type { Change } from "./plan.js";
 import {
   type OwnershipRecord,
@@ -44,8 +46,9 @@ import {
   recordText,
   sha256,
 } from "./record.js";
+import { tempPathFor } from "./temp-name.js";
 
-/** How many applies `kanon undo` can go back. */
+/** How many applies and imports `kanon undo` can go back. */
 export const HISTORY_LENGTH = 10;
 
 export function stateBase(env: NodeJS.ProcessEnv, userHome: string): string {
@@ -83,15 +86,26 @@ interface JournalChange {
   replaces?: Replaces;
 }
 
+/** What a history entry undoes: an apply (of the destination, with its record) or an import (into the Kanon home). */
+export type OperationKind = "apply" | "import";
+
 interface Journal {
   version: number;
   id: string;
+  /** Absent in entries an older kanon wrote: applies. */
+  kind?: OperationKind;
   root: string;
   time: string;
+  /** The records before and after an apply (null for an import, which leaves the record alone). */
   previous: OwnershipRecord | null;
-  next: OwnershipRecord;
+  next: OwnershipRecord | null;
   changes: JournalChange[];
+  /** The directories it was to create, listed before the first was made (absent in older entries). */
+  dirs?: string[];
 }
+
+const IMPORT_SUFFIX = "-import";
+const kindOf = (id: string): OperationKind => (id.endsWith(IMPORT_SUFFIX) ? "import" : "apply");
 
 /**
  * The record for `root`. Missing: null. Unreadable or corrupt: a warning, and null (kanon then
@@ -139,14 +153,19 @@ function reconcile(
   dir: string,
   record: OwnershipRecord | null,
 ): { record: OwnershipRecord | null; interrupted: string[] } {
-  const id = applyIds(dir).at(-1);
+  // Imports leave the record alone: the last apply is what the record is reconciled with.
+  const id = historyIds(dir)
+    .filter((i) => kindOf(i) === "apply")
+    .at(-1);
   if (id === undefined || id === record?.lastApply) return { record, interrupted: [] };
   const journal = readJournal(dir, id);
-  if (!journal || (journal.previous?.lastApply ?? null) !== (record?.lastApply ?? null))
+  if (!journal?.next || (journal.previous?.lastApply ?? null) !== (record?.lastApply ?? null))
     return { record, interrupted: [] };
   const { previous, next } = journal;
   const out: OwnershipRecord = { ...next, files: { ...next.files }, entries: { ...next.entries } };
-  out.dirs = [...new Set([...(previous?.dirs ?? []), ...next.dirs])];
+  // The directories it made before it was killed are kanon's: they go once nothing needs them.
+  const made = (journal.dirs ?? []).filter((d) => statSync(d, { throwIfNoEntry: false })?.isDirectory());
+  out.dirs = [...new Set([...(previous?.dirs ?? []), ...next.dirs, ...made])];
   for (const c of journal.changes) {
     if (landed(c)) continue;
     for (const table of ["files", "entries"] as const) {
@@ -160,19 +179,24 @@ function reconcile(
 }
 
 /** Whether the disk shows the change's result. */
-function landed(c: JournalChange): boolean {
-  const st = lstatSync(c.path, { throwIfNoEntry: false });
-  if (c.after === null) return !st;
+const landed = (c: JournalChange): boolean => shows(c.path, c.after);
+
+/** Whether the disk shows what was there before the change (an interrupted apply may not have got to it). */
+const untouched = (c: JournalChange): boolean => shows(c.path, c.before);
+
+function shows(path: string, state: { sha256: string } | null): boolean {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (state === null) return !st;
   if (!st) return false;
   try {
-    return sha256(readFileSync(c.path)) === c.after.sha256;
+    return sha256(readFileSync(path)) === state.sha256;
   } catch {
     return false;
   }
 }
 
-/** Apply ids, oldest first (they sort by time). */
-function applyIds(dir: string): string[] {
+/** History entry ids (applies and imports), oldest first (they sort by sequence number). */
+function historyIds(dir: string): string[] {
   try {
     return readdirSync(join(dir, "applies"))
       .filter((n) => !n.startsWith("."))
@@ -185,7 +209,9 @@ function applyIds(dir: string): string[] {
 function readJournal(dir: string, id: string): Journal | null {
   try {
     const j = JSON.parse(readFileSync(join(dir, "applies", id, "apply.json"), "utf8")) as Journal;
-    return j.version === RECORD_VERSION && Array.isArray(j.changes) ? j : null;
+    return j.version === RECORD_VERSION && Array.isArray(j.changes) && (j.kind ?? "apply") === kindOf(id)
+      ? j
+      : null;
   } catch {
     return null;
   }
@@ -212,25 +238,28 @@ export interface Backup {
   path: string;
 }
 
+/** What a history entry is written for: an apply with its records, or an import. */
+export type Operation =
+  | { kind: "apply"; root: string; previous: OwnershipRecord | null; next: OwnershipRecord }
+  | { kind: "import"; root: string };
+
 /**
- * Writes the history entry of an apply before anything is changed: the old bytes of every file it
- * replaces or deletes, the changes, and the records before and after. Returns the apply id and the
- * backups.
+ * Writes the history entry of an apply or import before anything is changed: the old bytes of every
+ * file it replaces or deletes, the changes, the directories it is to create, and (an apply) the
+ * records before and after. Returns the entry's id and the backups.
  */
 export function writeJournal(
   dir: string,
-  root: string,
-  previous: OwnershipRecord | null,
-  next: OwnershipRecord,
+  op: Operation,
   changes: readonly Change[],
 ): { id: string; backups: Backup[] } {
   const time = new Date();
-  // A sequence number first: applies within the same second must still sort in the order they ran.
-  const seq = (Number.parseInt(applyIds(dir).at(-1) ?? "0", 10) || 0) + 1;
+  // A sequence number first: operations within the same second must still sort in the order they ran.
+  const seq = (Number.parseInt(historyIds(dir).at(-1) ?? "0", 10) || 0) + 1;
   const id = `${String(seq).padStart(6, "0")}-${time
     .toISOString()
     .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;
+    .replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}${op.kind === "import" ? IMPORT_SUFFIX : ""}`;
   const applies = join(dir, "applies");
   // Named like every kanon temporary file: the next apply sweeps it if this process is killed.
   const temp = tempPathFor(join(applies, id));
@@ -257,11 +286,15 @@ export function writeJournal(
     const journal: Journal = {
       version: RECORD_VERSION,
       id,
-      root,
+      kind: op.kind,
+      root: op.root,
       time: time.toISOString(),
-      previous,
-      next: { ...next, lastApply: id },
+      previous: op.kind === "apply" ? op.previous : null,
+      next: op.kind === "apply" ? { ...op.next, lastApply: id } : null,
       changes: entries,
+      // Made by a concurrent program in the instant before kanon's mkdir, one would count as kanon's:
+      // it is only ever removed when empty.
+      dirs: plannedDirs(changes),
     };
     writeFileAtomic(join(temp, "apply.json"), `${JSON.stringify(journal)}\n`, 0o600);
     renameSync(temp, join(applies, id));
@@ -275,8 +308,9 @@ export function writeJournal(
 }
 
 /**
- * After a failed apply: its history entry goes when none of its changes reached the disk (a failure
- * while staging); otherwise it stays, for the next run to reconcile the record from.
+ * After a failed apply or import: its history entry goes when none of its changes reached the disk
+ * (a failure while staging); otherwise it stays, for the next run to reconcile the record from (and
+ * for `kanon undo`).
  */
 export function dropUnusedJournal(dir: string, id: string): void {
   const journal = readJournal(dir, id);
@@ -288,50 +322,67 @@ export function writeRecord(dir: string, record: OwnershipRecord): void {
   writeFileAtomic(join(dir, "record.json"), recordText(record), 0o600);
 }
 
-/** Keeps the last HISTORY_LENGTH applies. */
+/** Keeps the last HISTORY_LENGTH applies and imports. */
 export function pruneHistory(dir: string): void {
-  const ids = applyIds(dir);
+  const ids = historyIds(dir);
   for (const id of ids.slice(0, Math.max(0, ids.length - HISTORY_LENGTH)))
     rmSync(join(dir, "applies", id), { recursive: true, force: true });
 }
 
-/** What `kanon undo` would do: the last apply's changes, checked against the disk. */
+/** What `kanon undo` would do: the newest history entry's changes, checked against the disk. */
 export interface UndoPlan {
   id: string;
+  kind: OperationKind;
   time: string;
   steps: { path: string; agent: string; action: "remove" | "restore"; backup: string | null; mode: number }[];
-  /** Paths changed again since that apply (undo refuses). */
+  /** Paths changed again since that apply or import (undo refuses). */
   changed: string[];
+  /** The record an apply's undo goes back to (an import's leaves the record alone). */
   previous: OwnershipRecord | null;
-  /** Directories that apply created. */
+  /** Directories that apply or import created. */
   createdDirs: string[];
+  /** Where it wrote: an interrupted one's temporary files may be there. */
+  wrote: string[];
 }
 
 export function planUndo(dir: string, current: OwnershipRecord | null): UndoPlan | null {
-  const id = applyIds(dir).at(-1);
+  const id = historyIds(dir).at(-1);
   if (id === undefined) return null;
   const journal = readJournal(dir, id);
   if (!journal)
     throw new KanonError(`cannot undo: the history entry ${join(dir, "applies", id)} is unreadable`);
+  const kind = kindOf(id);
+  // A change that did not land but left the old state (an apply killed before it got there) needs
+  // nothing; one that shows neither state was changed since.
+  const done = journal.changes.filter((c) => landed(c) || !untouched(c));
   const before = new Set(journal.previous?.dirs ?? []);
+  const recorded = kind === "apply" ? (current?.dirs ?? journal.next?.dirs ?? []) : [];
   return {
     id,
+    kind,
     time: journal.time,
-    steps: journal.changes.map((c) => ({
+    steps: done.map((c) => ({
       path: c.path,
       agent: c.agent,
-      action: c.action === "create" ? "remove" : "restore",
+      // Nothing was there before (a created file): undo removes it.
+      action: c.backup === null ? "remove" : "restore",
       backup: c.backup ? join(dir, "applies", id, c.backup) : null,
       mode: Number.parseInt(c.before?.mode ?? "0644", 8),
     })),
-    changed: journal.changes.filter((c) => !landed(c)).map((c) => c.path),
+    changed: done.filter((c) => !landed(c)).map((c) => c.path),
     previous: journal.previous,
-    createdDirs: (current?.dirs ?? journal.next.dirs).filter((d) => !before.has(d)),
+    createdDirs: [...new Set([...recorded, ...(journal.dirs ?? [])])].filter((d) => !before.has(d)),
+    wrote: journal.changes.map((c) => c.path),
   };
 }
 
-/** Undoes the last apply (planUndo found nothing changed since). Each file is replaced atomically. */
-export function runUndo(dir: string, plan: UndoPlan): void {
+/**
+ * Undoes the newest apply or import (planUndo found nothing changed since). Each file is replaced
+ * atomically; the temporary files an interrupted run left beside them go first, then the directories
+ * it created once they are empty. Returns how many temporary files were removed.
+ */
+export function runUndo(dir: string, plan: UndoPlan): number {
+  const swept = removeLeftovers([dir, join(dir, "applies"), ...new Set(plan.wrote.map((p) => dirname(p)))]);
   for (const step of plan.steps) {
     if (step.action === "remove") {
       rmSync(step.path, { force: true });
@@ -345,9 +396,12 @@ export function runUndo(dir: string, plan: UndoPlan): void {
       if (statSync(d).isDirectory() && readdirSync(d).length === 0) rmdirSync(d);
     } catch {}
   }
-  if (plan.previous) writeRecord(dir, plan.previous);
-  else rmSync(join(dir, "record.json"), { force: true });
+  if (plan.kind === "apply") {
+    if (plan.previous) writeRecord(dir, plan.previous);
+    else rmSync(join(dir, "record.json"), { force: true });
+  }
   rmSync(join(dir, "applies", plan.id), { recursive: true, force: true });
+  return swept;
 }
 
 /**

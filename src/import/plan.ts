@@ -228,7 +228,8 @@ function skillWrites(home: string, sk: SkillAgainstHome): HomeWrite[] {
 /**
  * A write as the staged, all-or-nothing writer takes it (the same one `kanon apply` uses); a home
  * file that is a symlink (a kanon.yaml kept in a dotfiles repository) is written at its target, so
- * it stays a link.
+ * it stays a link. It is written only if the home still holds `before` right before the rename: the
+ * user may edit kanon.yaml between the plan and the write.
  */
 export function homeChange(w: HomeWrite): Change {
   return {
@@ -240,5 +241,6 @@ export function homeChange(w: HomeWrite): Change {
     after: w.after,
     mode: w.mode,
     beforeMode: w.beforeMode,
+    guard: true,
   };
 }

@@ -1,8 +1,9 @@
 /** `kanon import` (alias `add`): the machine's agent settings → a Kanon home (reference §1.3.8, §5.8). */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_IDS } from "../../agents/index.js";
-import { applyChanges } from "../../destination/apply.js";
+import { ChangedError } from "../../destination/apply.js";
+import { applyImport } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { compareWithHome } from "../../import/home.js";
 import { homeChange } from "../../import/plan.js";
@@ -12,7 +13,7 @@ import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { type MachineFlags, readMachine } from "../import-machine.js";
-import { pathsOf } from "../pipeline.js";
+import { pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 
 export interface ImportFlags extends MachineFlags {
   write?: boolean;
@@ -31,7 +32,7 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   const paths = pathsOf(flags, io);
   const imported = await readMachine(flags, opts, io);
   warn(io, imported.warnings);
-  if (opts.merge) return mergeCommand(paths, imported, opts, io);
+  if (opts.merge) return mergeCommand(flags, paths, imported, opts, io);
 
   const yaml = configYaml(imported.config);
   if (!opts.write) {
@@ -40,13 +41,16 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   }
   if (existsSync(paths.config) && !opts.force)
     throw new KanonError(`${paths.config} already exists; re-run import with --force to replace it`);
-  // All files at once or none: the same staged writes as apply.
-  applyChanges([...imported.files.map((f) => homeFile(paths.home, f)), textChange(paths.config, yaml)]);
+  writeImport(flags, io, [
+    ...imported.files.map((f) => homeFile(paths.home, f)),
+    textChange(paths.config, yaml),
+  ]);
   out(io, `Wrote imported config to ${paths.config}\n`);
 }
 
 /** `--merge`: add what the home lacks, report what differs, replace it only with --force. */
 async function mergeCommand(
+  flags: GlobalFlags,
   paths: ReturnType<typeof pathsOf>,
   imported: Imported,
   opts: ImportFlags,
@@ -74,8 +78,10 @@ async function mergeCommand(
     if (force) files.push(...sk.files);
   }
 
+  // The bytes merged into: kanon.yaml is written only if it still holds them (checked at the rename).
+  const original = readFileSync(paths.config);
   const merged = mergeConfigYaml({
-    text: readFileSync(paths.config, "utf8"),
+    text: original.toString("utf8"),
     existing,
     imported: imported.config,
     instructions: home.instructions.map((i) => i.entry),
@@ -91,30 +97,57 @@ async function mergeCommand(
     out(io, "Nothing to import: the Kanon home already has everything found.\n");
     return;
   }
-  applyChanges([
+  const config = textChange(paths.config, merged.text, original);
+  writeImport(flags, io, [
     ...files.map((f) => homeFile(paths.home, f)),
-    ...(merged.text !== readFileSync(paths.config, "utf8") ? [textChange(paths.config, merged.text)] : []),
+    ...(config.after && !original.equals(config.after) ? [config] : []),
   ]);
   for (const c of merged.changes) out(io, `${c}\n`);
   out(io, `Merged imported config into ${paths.config}\n`);
+}
+
+/**
+ * All files at once or none: the same staged writes as apply, each written only if it is still what
+ * was read (a file that appeared or changed meanwhile stops the import), with a history entry that
+ * `kanon undo` takes back.
+ */
+function writeImport(flags: GlobalFlags, io: Io, changes: Change[]): void {
+  const scope = scopeOf(flags, io);
+  try {
+    const removed = applyImport(stateDirOf(scope, io), rootOf(scope), changes);
+    if (removed > 0)
+      out(io, `Removed ${removed} temporary file(s) left by an interrupted import or apply.\n`);
+  } catch (e) {
+    if (e instanceof ChangedError && e.written.length === 0)
+      throw new KanonError(
+        `${e.path} changed while kanon was importing; nothing was written, run the command again`,
+      );
+    throw e;
+  }
 }
 
 function homeFile(home: string, f: HomeFile): Change {
   return newFile(join(home, f.rel), f.content, f.mode);
 }
 
-function textChange(path: string, text: string): Change {
-  return newFile(path, Buffer.from(text, "utf8"), 0o644);
+/** kanon.yaml: a merge keeps its mode, a new one is 0644. */
+function textChange(path: string, text: string, before?: Buffer): Change {
+  const mode = before ? statSync(path).mode & 0o7777 : 0o644;
+  return newFile(path, Buffer.from(text, "utf8"), mode, before);
 }
 
-/** import --write and --merge write without comparing: the file's mode is the imported one. */
-function newFile(path: string, content: Uint8Array, mode: number): Change {
+/**
+ * import --write and --merge write the imported mode; what is there now (`before`, when the caller
+ * read it already) is saved for `kanon undo`.
+ */
+function newFile(path: string, content: Uint8Array, mode: number, before?: Buffer): Change {
+  const st = statSync(path, { throwIfNoEntry: false });
   return homeChange({
     path,
-    action: existsSync(path) ? "update" : "create",
-    before: null,
+    action: st ? "update" : "create",
+    before: before ?? (st?.isFile() ? readFileSync(path) : null),
     after: content,
     mode,
-    beforeMode: null,
+    beforeMode: st ? st.mode & 0o7777 : null,
   });
 }

@@ -137,6 +137,10 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   out(io, `Applied ${changes.length} file change(s).\n`);
 }
 
+/**
+ * Undoes the newest entry of the scope's history: an apply (its files and the record) or an import
+ * (the Kanon home files it wrote). Each undo goes one entry further back.
+ */
 export async function undoCommand(
   flags: GlobalFlags,
   opts: { yes?: boolean; dryRun?: boolean },
@@ -149,15 +153,18 @@ export async function undoCommand(
     out(io, "Nothing to undo.\n");
     return;
   }
+  const what = `the ${plan.kind} of ${plan.time}`;
   if (plan.changed.length > 0) {
     throw new KanonError(
-      `cannot undo the apply of ${plan.time}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
+      `cannot undo ${what}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
     );
   }
+  // An import writes the Kanon home, no agent's file: its steps name no agent.
   const listing = plan.steps.map(
-    (s) => `  ${s.action === "remove" ? "remove " : "restore"} ${s.path} (${s.agent})\n`,
+    (s) =>
+      `  ${s.action === "remove" ? "remove " : "restore"} ${s.path}${plan.kind === "apply" ? ` (${s.agent})` : ""}\n`,
   );
-  out(io, `Undo the apply of ${plan.time}:\n${listing.join("")}`);
+  out(io, `Undo ${what}:\n${listing.join("")}`);
   if (opts.dryRun) {
     out(io, `Dry run: would undo ${plan.steps.length} file change(s); nothing written.\n`);
     return;
@@ -171,7 +178,8 @@ export async function undoCommand(
     }
   }
   assertWritable(loaded.dir);
-  runUndo(loaded.dir, plan);
+  const removed = runUndo(loaded.dir, plan);
+  if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted ${plan.kind}.\n`);
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
 }
 

@@ -5,15 +5,15 @@
  */
 import { Writable } from "node:stream";
 import { AGENT_IDS, AGENTS, selectAgents } from "../../agents/index.js";
-import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
-import { applyPlan, selectChanges } from "../../destination/apply-plan.js";
+import { ChangedError, destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { applyImport, applyPlan, selectChanges } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { type Basis, homeChange, type ImportUnit, importPlan } from "../../import/plan.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, type LoadedConfig, loadConfig } from "../../source/load.js";
 import type { GlobalFlags, Io } from "../context.js";
 import { type MachineFlags, readMachine } from "../import-machine.js";
-import { loadPlan, pathsOf } from "../pipeline.js";
+import { loadPlan, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 import type { DiffSource } from "./diff-pane.js";
 import { type AgentRow, displayPath, type Item, type Mode } from "./model.js";
 
@@ -226,8 +226,27 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
     async apply(reviewed, paths, dryRun) {
       const fresh = await plan();
       const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
-      if (!dryRun) applyChanges(fresh.p.writes(selected.map((s) => s.unit)).map(homeChange));
-      return { count: selected.length };
+      if (dryRun) return { count: selected.length };
+      const changes = fresh.p.writes(selected.map((s) => s.unit)).map(homeChange);
+      const scope = scopeOf(flags, io);
+      let removed: number;
+      try {
+        // As `kanon import --write` does: all or nothing, each file only if it is still what was
+        // planned from, with a history entry (`kanon undo` takes it back).
+        removed = applyImport(stateDirOf(scope, io), rootOf(scope), changes);
+      } catch (e) {
+        if (!(e instanceof ChangedError) || e.written.length > 0) throw e;
+        // Named as the re-plan check names it: the first selected unit that writes that file.
+        const unit = selected.find((s) => s.unit.writes().some((w) => homeChange(w).path === e.path));
+        throw new KanonError(
+          `${displayPath(unit?.path ?? e.path, io.userHome)}: selected file changed since it was reviewed; reload before applying`,
+        );
+      }
+      const note =
+        removed > 0
+          ? `Removed ${removed} temporary file(s) left by an interrupted import or apply.`
+          : undefined;
+      return { count: selected.length, ...(note ? { note } : {}) };
     },
   };
 }
