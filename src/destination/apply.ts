@@ -127,6 +127,8 @@ export function applyChanges(changes: readonly Change[]): { createdDirs: string[
       written.push(change.path);
     } catch (e) {
       for (const s of ordered.slice(i)) rmQuietly(() => unlinkSync(s.temp));
+      // The directories made for files that were not written go again (the others hold them).
+      for (const d of createdDirs.reverse()) rmQuietly(() => rmdirSync(d));
       if (e instanceof KanonError) throw e;
       throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}${notWritten(written)}`);
     }

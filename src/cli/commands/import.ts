@@ -42,8 +42,8 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   if (existsSync(paths.config) && !opts.force)
     throw new KanonError(`${paths.config} already exists; re-run import with --force to replace it`);
   writeImport(flags, io, [
-    ...imported.files.map((f) => homeFile(paths.home, f)),
     textChange(paths.config, yaml),
+    ...imported.files.map((f) => homeFile(paths.home, f)),
   ]);
   out(io, `Wrote imported config to ${paths.config}\n`);
 }
@@ -99,8 +99,8 @@ async function mergeCommand(
   }
   const config = textChange(paths.config, merged.text, original);
   writeImport(flags, io, [
-    ...files.map((f) => homeFile(paths.home, f)),
     ...(config.after && !original.equals(config.after) ? [config] : []),
+    ...files.map((f) => homeFile(paths.home, f)),
   ]);
   for (const c of merged.changes) out(io, `${c}\n`);
   out(io, `Merged imported config into ${paths.config}\n`);
@@ -108,8 +108,8 @@ async function mergeCommand(
 
 /**
  * All files at once or none: the same staged writes as apply, each written only if it is still what
- * was read (a file that appeared or changed meanwhile stops the import), with a history entry that
- * `kanon undo` takes back.
+ * was read (a file that appeared or changed meanwhile stops the import; kanon.yaml, first, stops it
+ * before anything is written), with a history entry that `kanon undo` takes back.
  */
 function writeImport(flags: GlobalFlags, io: Io, changes: Change[]): void {
   const scope = scopeOf(flags, io);
