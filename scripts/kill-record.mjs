@@ -1,7 +1,7 @@
 // `npm run kill-loop-record`: kill -9 `kanon apply` at random moments and check that the ownership record
 // is reconciled by the next apply: after it, `diff` says `No changes.`, and when everything leaves
 // kanon.yaml, nothing kanon wrote is left on disk while the user's own files and entries are, and no
-// temporary file is left, beside the destinations or in the state directory.
+// temporary file or empty folder is left, beside the destinations or in the state directory.
 // KILL_RUNS sets the number of kills (default 30). Exits 1 on the first failed check.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
@@ -61,6 +61,18 @@ function writeVariant(seed) {
   );
 }
 
+/** The name of the newest apply history entry (null before the first). */
+function newestEntry() {
+  const roots = join(home, ".local/state/kanon/roots");
+  const names = existsSync(roots)
+    ? readdirSync(roots).flatMap((r) => {
+        const applies = join(roots, r, "applies");
+        return existsSync(applies) ? readdirSync(applies).filter((n) => !n.startsWith(".")) : [];
+      })
+    : [];
+  return names.sort().at(-1) ?? null;
+}
+
 function writeEmpty() {
   rmSync(kh, { recursive: true, force: true });
   mkdirSync(kh);
@@ -99,6 +111,12 @@ function checkNothingLeft(what) {
     /\.kanon-\d+-[0-9a-f]{12}\.tmp$/.test(p),
   );
   if (temps.length > 0) fail(`${what}: temporary files left: ${temps.join(", ")}`);
+  // The folders the killed apply made for what it never finished writing go too.
+  const empty = readdirSync(home, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join(e.parentPath, e.name))
+    .filter((d) => !d.startsWith(join(home, ".local")) && readdirSync(d).length === 0);
+  if (empty.length > 0) fail(`${what}: empty folders left: ${empty.join(", ")}`);
   for (const p of files(home)) {
     if (/\/skills\/|AGENTS\.md$|CLAUDE\.md$|kanon-hooks\.js$/.test(p)) fail(`${what}: left behind ${p}`);
     const text = readFileSync(p, "utf8");
@@ -127,14 +145,24 @@ try {
   checkNothingLeft("without kills");
 
   let killed = 0;
+  let undone = 0;
   for (let i = 0; i < RUNS; i++) {
     writeVariant(1 + ((i * 37) % 126));
     const delay = span * (0.2 + 0.8 * Math.random());
+    const newestBefore = newestEntry();
     const child = spawn(process.execPath, [kanon, "--home", kh, "apply", "--yes"], { env, stdio: "ignore" });
     const exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
     await new Promise((resolve) => setTimeout(resolve, delay));
     child.kill("SIGKILL");
     if ((await exited) === "SIGKILL") killed++;
+    // Every third run, when the killed apply got as far as its history entry, `kanon undo` takes it
+    // back instead: the disk is then as the empty apply before it left it.
+    if (i % 3 === 2 && newestEntry() !== newestBefore) {
+      const u = run("undo", "--yes");
+      if (u.status !== 0) fail(`run ${i}: undo exited ${u.status}: ${u.stderr}`);
+      checkNothingLeft(`run ${i}: undo`);
+      undone++;
+    }
     // Half the time the next apply is of the same variant, half of another one (what was being
     // written when the kill came is then to be removed again).
     if (i % 2) writeVariant(1 + ((i * 53) % 126));
@@ -145,7 +173,7 @@ try {
     if (existsSync(join(kh, ".kanon"))) fail("state written into the Kanon home");
   }
   console.log(
-    `kill -9 loop: ${RUNS} runs, ${killed} killed mid-apply (apply took ${span.toFixed(0)} ms); record reconciled every time`,
+    `kill -9 loop: ${RUNS} runs, ${killed} killed mid-apply (apply took ${span.toFixed(0)} ms), ${undone} undone; record reconciled every time`,
   );
 } finally {
   if (process.exitCode === undefined || process.exitCode === 0)
