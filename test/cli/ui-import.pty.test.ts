@@ -89,6 +89,10 @@ describe("kanon ui in import mode", { timeout: 90_000 }, () => {
     );
     expect(existsSync(join(kh, "instructions"))).toBe(false);
     expect(existsSync(join(kh, "skills"))).toBe(false);
+    // kanon undo takes the import back, byte for byte.
+    const undo = s.run(["--home", kh, "undo", "--yes"]);
+    expect(undo.stdout).toMatch(/^Undo the import of .*:\n {2}restore .*kanon\.yaml\n/);
+    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(HOME_YAML);
   });
 
   it("refuses the import, writing nothing, when a native file changed after it was reviewed", async () => {
