@@ -235,6 +235,22 @@ describe("an apply killed half-way leaves no folder behind", () => {
     expect(emptyDirs()).toEqual([]);
   });
 
+  it("undo takes back as much as it wrote: what landed is removed, the rest was never there", () => {
+    write(".claude/settings.json", "{}\n");
+    s.writeHome(WITH_SKILL, { "skills/review/SKILL.md": SKILL, "skills/review/scripts/run.sh": "echo\n" });
+    // Killed after SKILL.md was renamed into place, before scripts/run.sh was.
+    expect(killedAt("/scripts/run\\.sh$", "--agent", "claude", "apply", "--yes").status).toBe(-1);
+    expect(s.read(".claude/skills/review/SKILL.md")).toBe(SKILL);
+    expect(exists(".claude/skills/review/scripts/run.sh")).toBe(false);
+    const undo = k("undo", "--yes");
+    expect(undo.status).toBe(0);
+    expect(undo.stdout).toContain(`  remove  ${join(s.home, ".claude/skills/review/SKILL.md")} (claude)\n`);
+    expect(undo.stdout).not.toContain("run.sh");
+    expect(undo.stdout).toMatch(/Undid 1 file change\(s\)\.\n$/);
+    expect(exists(".claude/skills")).toBe(false);
+    expect(emptyDirs()).toEqual([]);
+  });
+
   it("undo removes them too, and the record goes back", () => {
     killMidApply();
     const undo = k("undo", "--yes");
