@@ -28,6 +28,8 @@ const TEMP = /\.kanon-\d+-[0-9a-f]{12}\.tmp$/;
 const base = mkdtempSync(join(tmpdir(), "kanon-kill-"));
 const home = join(base, "home");
 const kh = join(base, "kanon-home");
+// The record and the apply history: kanon's, not destination files (kill-record.mjs checks them).
+const state = join(home, ".local/state");
 
 /** A home whose every rendered file differs between version "a" and version "b". */
 function writeKanonHome(version) {
@@ -79,12 +81,13 @@ function run(args) {
   return r;
 }
 
-/** Every file under HOME (through no symlink), with its bytes and mode. */
+/** Every file under HOME (through no symlink) but kanon's state directory, with its bytes and mode. */
 function snapshot() {
   const files = new Map();
   const walk = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
+      if (p === state) continue;
       if (e.isDirectory()) walk(p);
       else if (e.isSymbolicLink()) files.set(relative(home, p), `-> ${readFileSync(p).length}`);
       else
