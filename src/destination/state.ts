@@ -36,7 +36,7 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
 import { plannedDirs, removeLeftovers } from "./apply.js";
-import type { Change } from "./plan.js";
+import { type Change, symlinkTarget } from "./plan.js";
 import {
   type OwnershipRecord,
   octalMode,
@@ -166,13 +166,23 @@ function reconcile(
   // The directories it made before it was killed are kanon's: they go once nothing needs them.
   const made = (journal.dirs ?? []).filter((d) => statSync(d, { throwIfNoEntry: false })?.isDirectory());
   out.dirs = [...new Set([...(previous?.dirs ?? []), ...next.dirs, ...made])];
-  for (const c of journal.changes) {
-    if (landed(c)) continue;
-    for (const table of ["files", "entries"] as const) {
-      const old = previous?.[table][c.path];
-      if (old) (out[table] as Record<string, unknown>)[c.path] = old;
-      else delete out[table][c.path];
-    }
+  const missed = journal.changes.filter((c) => !landed(c));
+  // The record keys a file by the path kanon renders; a change to a symlink is at its target.
+  const keys = new Map<string, string[]>();
+  if (missed.length > 0) {
+    for (const table of [previous?.files, previous?.entries, next.files, next.entries])
+      for (const key of Object.keys(table ?? {})) {
+        const at = symlinkTarget(key);
+        keys.set(at, [...new Set([...(keys.get(at) ?? []), key])]);
+      }
+  }
+  for (const c of missed) {
+    for (const key of keys.get(c.path) ?? [c.path])
+      for (const table of ["files", "entries"] as const) {
+        const old = previous?.[table][key];
+        if (old) (out[table] as Record<string, unknown>)[key] = old;
+        else delete out[table][key];
+      }
   }
   out.lastApply = id;
   return { record: out, interrupted: journal.changes.map((c) => c.path) };

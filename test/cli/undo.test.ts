@@ -285,3 +285,26 @@ describe("an apply killed half-way leaves no folder behind", () => {
     expect(emptyDirs()).toEqual([]);
   });
 });
+
+describe("an apply killed before a symlinked co-owned file was written", () => {
+  it("is reconciled at the link's path: the next apply replaces kanon's old hook, it does not keep it", () => {
+    mkdirSync(join(s.home, ".claude"), { recursive: true });
+    mkdirSync(join(s.home, "dotfiles"));
+    writeFileSync(join(s.home, "dotfiles/settings.json"), '{\n  "theme": "dark"\n}\n');
+    symlinkSync("../dotfiles/settings.json", join(s.home, ".claude/settings.json"));
+    const hook = (v: string) =>
+      `version: 1\nhooks:\n  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    command: /bin/guard-${v}\n`;
+    s.writeHome(hook("a"));
+    expect(k("--agent", "claude", "apply", "--yes").status).toBe(0);
+    s.writeHome(hook("b"));
+    expect(killedAt("/dotfiles/settings\\.json$", "--agent", "claude", "apply", "--yes").status).toBe(-1);
+    expect(s.read(".claude/settings.json")).toContain("/bin/guard-a");
+    expect(k("--agent", "claude", "apply", "--yes").status).toBe(0);
+    const settings = s.read(".claude/settings.json");
+    expect(settings).toContain("/bin/guard-b");
+    expect(settings).not.toContain("/bin/guard-a");
+    expect(settings).toContain('"theme": "dark"');
+    expect(lstatSync(join(s.home, ".claude/settings.json")).isSymbolicLink()).toBe(true);
+    expect(k("--agent", "claude", "diff").stdout).toBe("No changes.\n");
+  });
+});
