@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { build } from "esbuild";
+import { lazyJsoncIntern, standIns } from "./esbuild-startup.mjs";
 import { rawText } from "./esbuild-text.mjs";
 import { borrowFromBundle, lendToUiChunk } from "./esbuild-ui-chunk.mjs";
 
@@ -69,6 +70,8 @@ await build({
   footer: { js: "})" },
   plugins: [
     rawText,
+    standIns,
+    lazyJsoncIntern,
     lendToUiChunk({
       borrowed,
       exports: ui.metafile.outputs["dist/kanon-ui.mjs"].exports,
@@ -79,6 +82,10 @@ await build({
 });
 await writeFile("dist/package.json", '{ "type": "commonjs" }\n');
 const bundle = await readFile("dist/kanon-bundle.js", "utf8");
+// The loader reads the bundle as Latin-1, which is exact for ASCII and cheaper than UTF-8 (esbuild
+// escapes every other character: its default charset is ASCII).
+if (/[\u0080-\uffff]/.test(bundle))
+  throw new Error("dist/kanon-bundle.js is not ASCII: the loader reads it as Latin-1");
 // vm.Script runs the bundle without a module loader: an import() left in it would fail at run time.
 if (/(?<![.\w$])import\(/.test(bundle))
   throw new Error("dist/kanon-bundle.js calls import(): bundle that module");
@@ -132,7 +139,7 @@ try {
   const data = readFileSync(join(__dirname, ${JSON.stringify(cacheName)}));
   if (crc32(data) === ${crc32(cache)}) cachedData = data;
 } catch {}
-const run = new Script(readFileSync(file, "utf8"), { filename: file, cachedData }).runInThisContext();
+const run = new Script(readFileSync(file, "latin1"), { filename: file, cachedData }).runInThisContext();
 run(exports, require, module, file, __dirname, (specifier) => import(specifier));
 `;
 await writeFile("dist/kanon.js", loader);

@@ -272,7 +272,11 @@ export function processIo(): Io {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // Made on first use: Node builds a stream for stdin (on a terminal, a tty socket) when it is
+    // first read, and most commands never read it.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     userHome: process.env.HOME || homedir(),
