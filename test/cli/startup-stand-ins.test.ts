@@ -2,7 +2,7 @@
 // what the module it replaces gives; these tests bundle small programs with and without the stand-ins
 // and compare what they print.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -182,5 +182,31 @@ describe("kanon diff's start-up", () => {
     expect(modules).toContain("NativeModule vm");
     for (const id of ["child_process", "dgram", "fs/promises", "internal/readline/interface"])
       expect(modules, id).not.toContain(`NativeModule ${id}`);
+  });
+
+  it("writes to a file or /dev/null what it writes to a pipe", () => {
+    const home = mkdtempSync(join(dir, "home-"));
+    const argv = [KANON, "--home", join(ROOT, "examples/home"), "diff"];
+    const piped = spawnSync(process.execPath, argv, { encoding: "utf8", env: sandboxEnv(home) });
+    expect(piped.stdout).toContain("+++ ");
+    expect(piped.stderr).toContain("warning: ");
+    const [out, err] = [join(dir, "out.txt"), join(dir, "err.txt")];
+    const [outFd, errFd] = [openSync(out, "w"), openSync(err, "w")];
+    const toFiles = spawnSync(process.execPath, argv, {
+      stdio: ["ignore", outFd, errFd],
+      env: sandboxEnv(home),
+    });
+    closeSync(outFd);
+    closeSync(errFd);
+    expect(toFiles.status).toBe(piped.status);
+    expect(readFileSync(out, "utf8")).toBe(piped.stdout);
+    expect(readFileSync(err, "utf8")).toBe(piped.stderr);
+    const devNull = openSync("/dev/null", "w");
+    const discarded = spawnSync(process.execPath, argv, {
+      stdio: ["ignore", devNull, devNull],
+      env: sandboxEnv(home),
+    });
+    closeSync(devNull);
+    expect(discarded.status).toBe(piped.status);
   });
 });
