@@ -11,6 +11,7 @@ import { AGENTS } from "../agents/index.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
+import { readMcpEntry } from "../core/import/mcp-entry.js";
 import { secretWarnings } from "../core/import/secrets.js";
 import { destination } from "../core/render.js";
 import { providerSkillName } from "../core/skill-names.js";
@@ -89,7 +90,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
   const hooks: FoundHooks[] = [];
   for (const agent of o.agents) {
     const m = agent.manifest;
-    if (!m.import || !agent.readMcpServer) {
+    if (!m.import) {
       warnings.push(`${m.displayName} settings are not importable yet`);
       continue;
     }
@@ -194,7 +195,7 @@ function parseDocument(text: string, format: "json" | "jsonc" | "toml"): unknown
 
 function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warnings: string[]): FoundServer[] {
   const m = agent.manifest;
-  const label = m.import!.mcpFile;
+  const { mcpFile: label, mcpEntry } = m.import!;
   const path = [m.mcp.file, ...(m.mcp.alternatives ?? [])]
     .map(at)
     .find((p): p is string => p !== null && statSync(p, { throwIfNoEntry: false }) !== undefined);
@@ -227,7 +228,7 @@ function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warning
       continue;
     }
     for (const name of Object.keys(value).sort(compareBytes)) {
-      const read = agent.readMcpServer!(name, value[name]);
+      const read = readMcpEntry(m.id, mcpEntry, name, value[name]);
       warnings.push(...read.warnings);
       if (read.server) out.push({ agent, name, server: read.server });
     }
