@@ -8,7 +8,6 @@ import { basename, join } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { AGENTS } from "../agents/index.js";
-import { targetsAgent } from "../core/hooks/support.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
 import { readMcpEntry } from "../core/import/mcp-entry.js";
@@ -378,7 +377,8 @@ async function importSkills(
 /**
  * Git providers of the existing home whose every child skill an agent has, exactly as kanon renders
  * it, in its own skill root: those skills come back as the provider's entry (kanon.lock pins it),
- * not as local copies. They are taken out of `scanned`.
+ * not as local copies, for every agent that has them, whether the entry targets it yet or not
+ * (`--merge` then widens its targets). They are taken out of `scanned`.
  */
 function providerSkills(
   o: ImportOptions,
@@ -392,7 +392,7 @@ function providerSkills(
     for (const agent of o.agents) {
       const id = agent.manifest.id;
       const own = scanned.find((x) => x.id === id && x.root === ownRoots.get(id));
-      if (!own || !targetsAgent(provider.targets, id) || provider.children.length === 0) continue;
+      if (!own || provider.children.length === 0) continue;
       const names = provider.children.map((child) => {
         const name = providerSkillName(agent.manifest.skills.providerNaming, provider.name, child.name);
         const files = child.files.map((f) =>

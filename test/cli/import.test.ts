@@ -887,6 +887,41 @@ metadata:
     expect(k("diff").stdout).toBe("No changes.\n");
   });
 
+  it("--merge widens a provider's targets to the agents that have its skills as kanon renders them", () => {
+    const repo = createRepo({ "review/SKILL.md": skillMd("review") }, { name: "team" });
+    const HOME = `# team skills\nversion: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude] # for now\n`;
+    s.writeHome(HOME);
+    expect(k("lock").status).toBe(0);
+    // Another home put the same provider on this machine for OpenCode too.
+    applied(
+      `version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude, opencode]\n`,
+    );
+    expect(s.exists(".config/opencode/skills/team-review/SKILL.md")).toBe(true);
+
+    const r = k("import", "--merge", "--write");
+    expect(r).toMatchObject({
+      status: 0,
+      stderr: "",
+      stdout: `set skill provider "team" targets to claude, opencode\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
+    });
+    expect(s.readHome("kanon.yaml")).toBe(HOME.replace("[claude]", "[claude, opencode]"));
+    // The provider's skills are not copied into the home as local skills.
+    expect(listFiles(join(s.kh, "skills"))).toEqual([]);
+    expect(k("diff").stdout).toBe("No changes.\n");
+    expect(k("import", "--merge", "--write").stdout).toBe(
+      "Nothing to import: the Kanon home already has everything found.\n",
+    );
+
+    // Every agent of the home has them: the entry needs no targets.
+    applied(`version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n`);
+    expect(k("import", "--merge").stdout).toBe(
+      HOME.replace(" # for now\n", "\n").replace("    targets: [claude]\n", ""),
+    );
+    expect(k("import", "--merge", "--write").stdout).toBe(
+      `skill provider "team" now renders for every agent\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
+    );
+  });
+
   it("without a home to read them from, they are local skills", () => {
     const repo = createRepo({ "review/SKILL.md": skillMd("review") }, { name: "team" });
     applied(
