@@ -6,7 +6,7 @@ import { readMcpEntry } from "../../../src/core/import/mcp-entry.js";
 const read = (name: string, entry: unknown) =>
   readMcpEntry("opencode", opencodeManifest.import!.mcpEntry, name, entry);
 
-describe("opencode readMcpServer", () => {
+describe("opencode's MCP entry table", () => {
   it("reads a local server and warns about the fields it skips", () => {
     expect(
       read("docs", { type: "local", command: ["docs-mcp", "--stdio"], extra: 1, enabled: "no" }),
