@@ -4,6 +4,7 @@
  */
 import { resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
+import { agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
@@ -15,7 +16,13 @@ import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
-import { hookWarnings, type Locate, type Validation, validateConfig } from "../source/validate.js";
+import {
+  hookWarnings,
+  type Locate,
+  serverWarnings,
+  type Validation,
+  validateConfig,
+} from "../source/validate.js";
 import { type GlobalFlags, type Io, progressOf, warn } from "./context.js";
 
 export interface Validated {
@@ -28,9 +35,14 @@ export interface Validated {
 }
 
 export function scopeOf(flags: GlobalFlags, io: Io): Scope {
+  const { homes } = agentHomes(
+    AGENTS.map((a) => a.manifest),
+    io.env,
+    io.cwd,
+  );
   return flags.project
-    ? { kind: "project", userHome: io.userHome, dir: resolve(io.cwd, flags.project) }
-    : { kind: "user", userHome: io.userHome };
+    ? { kind: "project", userHome: io.userHome, dir: resolve(io.cwd, flags.project), homes }
+    : { kind: "user", userHome: io.userHome, homes };
 }
 
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {
@@ -83,7 +95,16 @@ export interface Rendered extends Validated {
 /** Through render: print the source and hook warnings, return the target state. */
 export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered> {
   const v = await loadValidated(flags, io, { checkAgent: true });
-  const warnings = [...v.validation.warnings, ...hookWarnings(v.validation.decisions, v.agents)];
+  const warnings = [
+    ...v.validation.warnings,
+    ...hookWarnings(v.validation.decisions, v.agents),
+    ...serverWarnings(v.validation.omittedServers, v.agents),
+    ...agentHomes(
+      v.agents.map((a) => a.manifest),
+      io.env,
+      io.cwd,
+    ).warnings,
+  ];
   warn(io, warnings);
   // Providers that no selected agent renders are neither fetched nor read.
   const wanted = (targets: string[] | undefined) =>
