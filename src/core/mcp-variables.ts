@@ -16,7 +16,7 @@ export function literalVariables(agent: Agent, server: McpServer): string[] {
     if (typeof value === "string") {
       for (const m of value.matchAll(ENV_REF)) found.push(`${m[0]} in ${path}`);
     } else if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, `${path}[${i}]`));
+      for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`);
     } else if (value !== null && typeof value === "object") {
       for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
     }

@@ -90,7 +90,7 @@ export const geminiManifest: AgentManifest = {
   home: {
     name: "GEMINI_CLI_HOME",
     replaces: "",
-    notes: "stands for the home directory that holds .gemini/",
+    notes: "the folder that holds .gemini/",
     verified: { version: "0.61.0", date: "2026-12-01", how: "bundle read (paths.ts homedir)" },
   },
   instructions: { user: ".gemini/GEMINI.md", project: "GEMINI.md" },

@@ -11,7 +11,6 @@ export const opencodeManifest: AgentManifest = {
   home: {
     name: "XDG_CONFIG_HOME",
     replaces: ".config",
-    notes: "the whole XDG config directory; OpenCode's is its opencode/",
     verified: { version: "1.18.33", date: "2026-12-01", how: "binary read (xdg-basedir)" },
   },
   instructions: { user: ".config/opencode/AGENTS.md", project: "AGENTS.md" },
