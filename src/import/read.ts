@@ -13,6 +13,7 @@ import { targetsAgent } from "../core/hooks/support.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
 import { secretWarnings } from "../core/import/secrets.js";
+import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
 import { providerSkillName } from "../core/skill-names.js";
 import { isPlainObject } from "../formats/values.js";
 import type { InstructionFile, KanonConfig, SkillEntry } from "../model/config.js";
@@ -232,7 +233,17 @@ function readMcpFile(agent: Agent, at: At, warnings: string[]): FoundServer[] {
     for (const name of Object.keys(value).sort(compareBytes)) {
       const read = agent.readMcpServer!(name, value[name]);
       warnings.push(...read.warnings);
-      if (read.server) out.push({ agent, name, server: read.server });
+      if (!read.server) continue;
+      // `${VAR}` that the agent hands to the server as text has no kanon.yaml form (there it means the
+      // variable's value): the entry stays the user's.
+      const literal = literalVariables(agent, read.server);
+      if (literal.length > 0) {
+        warnings.push(
+          `skipped ${m.id} mcp server ${JSON.stringify(name)}: ${literalVariablesWhy(agent, literal)}, and in kanon.yaml a reference is the variable's value`,
+        );
+        continue;
+      }
+      out.push({ agent, name, server: read.server });
     }
   }
   return out;
