@@ -343,7 +343,7 @@ async function runRow(
     ];
     return runProcess([process.execPath, options.kanon, ...scoped, ...args], {
       cwd: layout.project,
-      env: baseEnv(layout, model.url),
+      env: { ...baseEnv(layout, model.url), ...driver.homeEnv?.(layout) },
       timeoutMs: 60_000,
     });
   };
@@ -472,6 +472,7 @@ async function runAgent(
   const token = randomUUID();
   const env = {
     ...baseEnv(layout, model.url),
+    ...driver.homeEnv?.(layout),
     ...invocation.env,
     KANON_CONFORMANCE_LOG: hookLog,
     KANON_CONFORMANCE_RUN: token,
