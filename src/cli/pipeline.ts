@@ -2,6 +2,7 @@
  * The chain the commands share: resolve paths → load kanon.yaml → validate (hook decisions included)
  * → load the lock → load the source → render → plan. Each command takes as much of it as it needs.
  */
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { agentHomes } from "../core/homes.js";
@@ -39,10 +40,19 @@ export function scopeOf(flags: GlobalFlags, io: Io): Scope {
     AGENTS.map((a) => a.manifest),
     io.env,
     io.cwd,
+    realPathOrNull,
   );
   return flags.project
     ? { kind: "project", userHome: io.userHome, dir: resolve(io.cwd, flags.project), homes }
     : { kind: "user", userHome: io.userHome, homes };
+}
+
+function realPathOrNull(dir: string): string | null {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return null;
+  }
 }
 
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {

@@ -17,18 +17,26 @@ export interface Homes {
 /**
  * The home variables of these manifests that `env` sets. Like every agent, an empty value is unset;
  * a relative one is taken from the current directory, as the agent takes it from the one it runs in.
+ * `realPath` (the edge's realpath, null when the folder does not exist) serves the agents that
+ * resolve symlinks in the value.
  */
-export function agentHomes(manifests: readonly AgentManifest[], env: NodeJS.ProcessEnv, cwd: string): Homes {
+export function agentHomes(
+  manifests: readonly AgentManifest[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  realPath: (dir: string) => string | null = () => null,
+): Homes {
   const homes: Record<string, string> = {};
   const warnings: string[] = [];
   for (const m of manifests) {
     if (!m.home || Object.hasOwn(homes, m.home.name)) continue;
     const value = Object.hasOwn(env, m.home.name) ? env[m.home.name] : undefined;
     if (!value) continue;
-    homes[m.home.name] = resolve(cwd, value);
+    const dir = resolve(cwd, value);
+    homes[m.home.name] = (m.home.realPath ? realPath(dir) : null) ?? dir;
     if (!isAbsolute(value))
       warnings.push(
-        `${m.home.name} is a relative path (${value}): kanon uses ${homes[m.home.name]}, while ${m.displayName} resolves it from the directory it runs in`,
+        `${m.home.name} is a relative path (${value}): kanon uses ${dir}, while ${m.displayName} resolves it from the directory it runs in`,
       );
   }
   return { homes, warnings };

@@ -32,7 +32,12 @@ export interface HomeVariable {
    * directory (Claude's `.claude.json` → `$CLAUDE_CONFIG_DIR/.claude.json`).
    */
   alsoMoves?: Record<string, string>;
-  /** For the docs, when the variable does more than move one directory (XDG_CONFIG_HOME). */
+  /**
+   * The agent takes the value's real path (symlinks resolved) when it exists, as Codex canonicalises
+   * CODEX_HOME: the paths it derives from it (Codex's hook trust keys) name that folder.
+   */
+  realPath?: boolean;
+  /** For the docs: what else the variable means. */
   notes?: string;
   verified: Verified;
 }

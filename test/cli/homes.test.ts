@@ -3,7 +3,7 @@
  * and KIMI_CODE_HOME, through the built binary: apply, diff, undo, import and status find the files
  * where the agent reads them, and nothing lands in the default place.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { codexHookTrust } from "../../src/agents/codex/trust.js";
@@ -193,6 +193,20 @@ describe("status reads the agents' own state from the moved home", () => {
     s.write(".codex/config.toml", trust);
     expect(k("status").stdout).toContain("will skip");
     writeFileSync(join(codexHome, "config.toml"), trust);
+    expect(k("status").stdout).not.toContain("will skip");
+  });
+
+  it("Codex hook reviews keyed by CODEX_HOME's real path, as Codex keys them", () => {
+    s.writeHome(HOOK);
+    const real = join(s.work, "codex-real");
+    mkdirSync(real);
+    symlinkSync(real, join(s.work, "codex-link"));
+    const env = { CODEX_HOME: join(s.work, "codex-link") };
+    const k = (...args: string[]) => s.run(["--home", s.kh, "--agent", "codex", ...args], { env });
+    expect(k("apply", "--yes").status).toBe(0);
+    const hooksPath = join(real, "hooks.json");
+    const entry = codexHookTrust({ hooks: readFileSync(hooksPath, "utf8"), hooksPath }).entries[0]!;
+    writeFileSync(join(real, "config.toml"), `[hooks.state."${entry.id}"]\ntrusted_hash = "${entry.hash}"\n`);
     expect(k("status").stdout).not.toContain("will skip");
   });
 

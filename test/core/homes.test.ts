@@ -36,6 +36,18 @@ describe("agentHomes", () => {
     ]);
   });
 
+  it("takes the real path only for an agent that does (Codex), and only when the folder exists", () => {
+    const real = (dir: string) => (dir === "/link" ? "/real" : null);
+    const env = { CODEX_HOME: "/link", KIMI_CODE_HOME: "/link" };
+    expect(agentHomes(MANIFESTS, env, "/w", real).homes).toEqual({
+      CODEX_HOME: "/real",
+      KIMI_CODE_HOME: "/link",
+    });
+    expect(agentHomes(MANIFESTS, { CODEX_HOME: "/missing" }, "/w", real).homes).toEqual({
+      CODEX_HOME: "/missing",
+    });
+  });
+
   it("does not find a variable on Object.prototype", () => {
     expect(agentHomes(MANIFESTS, Object.create({ CODEX_HOME: "/x" }), "/w").homes).toEqual({});
   });

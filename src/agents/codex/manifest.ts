@@ -115,6 +115,7 @@ export const codexManifest: AgentManifest = {
   home: {
     name: "CODEX_HOME",
     replaces: ".codex",
+    realPath: true,
     verified: { version: "0.171.0", date: "2026-12-01", how: "binary read (find_codex_home)" },
   },
   instructions: { user: ".codex/AGENTS.md", project: "AGENTS.md" },
