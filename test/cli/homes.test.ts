@@ -148,6 +148,8 @@ describe("import from a moved home", () => {
       CODEX_HOME: join(s.work, "codex-home"),
       CLAUDE_CONFIG_DIR: join(s.work, "claude-config"),
       KIMI_CODE_HOME: join(s.work, "kimi-home"),
+      GEMINI_CLI_HOME: join(s.work, "gemini-home"),
+      XDG_CONFIG_HOME: join(s.work, "xdg"),
     };
     const put = (path: string, content: string) => {
       mkdirSync(join(path, ".."), { recursive: true });
@@ -160,14 +162,26 @@ describe("import from a moved home", () => {
     );
     put(join(env.CLAUDE_CONFIG_DIR, "CLAUDE.md"), "# Moved rules\n");
     put(join(env.KIMI_CODE_HOME, "mcp.json"), '{"mcpServers":{"kimi-srv":{"command":"kimi-mcp"}}}\n');
+    put(
+      join(env.GEMINI_CLI_HOME, ".gemini/settings.json"),
+      '{"mcpServers":{"gemini-srv":{"command":"gemini-mcp"}}}\n',
+    );
+    put(
+      join(env.XDG_CONFIG_HOME, "opencode/opencode.json"),
+      '{"mcp":{"opencode-srv":{"type":"local","command":["opencode-mcp"]}}}\n',
+    );
     // The defaults hold other servers, which import must not read.
     s.write(".codex/config.toml", '[mcp_servers.stale]\ncommand = "stale"\n');
     s.write(".claude.json", '{"mcpServers":{"stale-claude":{"command":"stale"}}}\n');
+    s.write(".gemini/settings.json", '{"mcpServers":{"stale-gemini":{"command":"stale"}}}\n');
+    s.write(".config/opencode/opencode.json", '{"mcp":{"stale-oc":{"type":"local","command":["stale"]}}}\n');
     const r = s.run(["--home", s.kh, "import"], { env });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("codex-srv:");
     expect(r.stdout).toContain("claude-srv:");
     expect(r.stdout).toContain("kimi-srv:");
+    expect(r.stdout).toContain("gemini-srv:");
+    expect(r.stdout).toContain("opencode-srv:");
     expect(r.stdout).not.toContain("stale");
     const written = s.run(["--home", s.kh, "import", "--write"], { env });
     expect(written.status).toBe(0);
