@@ -1,4 +1,5 @@
 /** The one resolver from manifest paths to real paths, with the agents' home variables set or not. */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/agents/index.js";
 import { agentHomes, agentPath, userPath } from "../../src/core/homes.js";
@@ -112,5 +113,26 @@ describe("userPath and agentPath", () => {
     expect(agentPath(m, m.mcp.file, scope)).toBe("/p/.codex/config.toml");
     // The user files an agent reads in project scope (Codex's hook reviews) still move.
     expect(userPath(m, ".codex/config.toml", scope)).toBe("/c/config.toml");
+  });
+});
+
+describe("userPath (property)", () => {
+  const segment = fc.stringMatching(/^[A-Za-z0-9._-]{1,8}$/).filter((s) => s !== "." && s !== "..");
+  const rel = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join("/"));
+
+  it("a path under an agent's home moves under the variable's folder; any other stays under the user's home", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...MANIFESTS), rel, segment, (m, tail, dirName) => {
+        const home = m.home!;
+        const dir = `/moved/${dirName}`;
+        const scope: Scope = { kind: "user", userHome: HOME, homes: { [home.name]: dir } };
+        const under = home.replaces === "" ? tail : `${home.replaces}/${tail}`;
+        const moved = home.alsoMoves?.[under];
+        expect(userPath(m, under, scope)).toBe(moved !== undefined ? `${dir}/${moved}` : `${dir}/${tail}`);
+        // Another agent's variable moves nothing of this one.
+        const other = MANIFESTS.find((o) => o.home!.name !== home.name)!;
+        expect(userPath(other, `x-${tail}`, scope)).toBe(`${HOME}/x-${tail}`);
+      }),
+    );
   });
 });
