@@ -31,6 +31,10 @@ export function agentHomes(
   for (const m of manifests) {
     if (!m.home || Object.hasOwn(homes, m.home.name)) continue;
     const value = Object.hasOwn(env, m.home.name) ? env[m.home.name] : undefined;
+    if (value === "" && m.home.emptyReads)
+      warnings.push(
+        `${m.home.name} is set but empty: kanon takes it as unset, while ${m.displayName} reads ${m.home.emptyReads.join(" and ")} from the directory it runs in`,
+      );
     if (!value) continue;
     const dir = resolve(cwd, value);
     homes[m.home.name] = (m.home.realPath ? realPath(dir) : null) ?? dir;

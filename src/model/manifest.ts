@@ -17,8 +17,9 @@ export interface ScopedPath {
 }
 
 /**
- * The environment variable that moves the agent's user-scope files, e.g. CODEX_HOME. Every agent
- * takes an empty value as unset, and a relative one from the directory it runs in.
+ * The environment variable that moves the agent's user-scope files, e.g. CODEX_HOME. kanon takes an
+ * empty value as unset, as the agents do (but see `emptyReads`), and a relative one from the current
+ * directory, as the agent takes it from the directory it runs in.
  */
 export interface HomeVariable {
   name: string;
@@ -37,6 +38,11 @@ export interface HomeVariable {
    * CODEX_HOME: the paths it derives from it (Codex's hook trust keys) name that folder.
    */
   realPath?: boolean;
+  /**
+   * Files the agent still reads through the variable when it is set but empty, that is from the
+   * directory it runs in (Kimi Code 2.1.0's config.toml and mcp.json): kanon warns.
+   */
+  emptyReads?: string[];
   /** For the docs: what else the variable means. */
   notes?: string;
   verified: Verified;

@@ -29,6 +29,15 @@ describe("agentHomes", () => {
     expect(r).toEqual({ homes: { CODEX_HOME: "/c", KIMI_CODE_HOME: "/k" }, warnings: [] });
   });
 
+  it("warns about an empty value for an agent that still reads files through it (Kimi Code)", () => {
+    expect(agentHomes(MANIFESTS, { KIMI_CODE_HOME: "", CODEX_HOME: "" }, "/w")).toEqual({
+      homes: {},
+      warnings: [
+        "KIMI_CODE_HOME is set but empty: kanon takes it as unset, while Kimi Code reads config.toml and mcp.json from the directory it runs in",
+      ],
+    });
+  });
+
   it("takes a relative value from the current directory, with a warning naming the agent", () => {
     const r = agentHomes(MANIFESTS, { GEMINI_CLI_HOME: "g/../gem" }, "/work");
     expect(r.homes).toEqual({ GEMINI_CLI_HOME: "/work/gem" });

@@ -127,6 +127,8 @@ export const kimiManifest: AgentManifest = {
   home: {
     name: "KIMI_CODE_HOME",
     replaces: ".kimi-code",
+    // Its config loader takes `KIMI_CODE_HOME ?? ~/.kimi-code` (`kimi doctor` then checks ./config.toml).
+    emptyReads: ["config.toml", "mcp.json"],
     verified: { version: "2.1.0", date: "2026-12-01", how: "bundle read" },
   },
   instructions: { user: ".kimi-code/AGENTS.md", project: "AGENTS.md" },
