@@ -9,9 +9,9 @@ import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc
 import { parse as parseToml } from "smol-toml";
 import { AGENTS } from "../agents/index.js";
 import { agentPath } from "../core/homes.js";
-import { targetsAgent } from "../core/hooks/support.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
+import { readMcpEntry } from "../core/import/mcp-entry.js";
 import { secretWarnings } from "../core/import/secrets.js";
 import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
 import { providerSkillName } from "../core/skill-names.js";
@@ -93,7 +93,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
   const hooks: FoundHooks[] = [];
   for (const agent of o.agents) {
     const m = agent.manifest;
-    if (!m.import || !agent.readMcpServer) {
+    if (!m.import) {
       warnings.push(`${m.displayName} settings are not importable yet`);
       continue;
     }
@@ -198,7 +198,7 @@ function parseDocument(text: string, format: "json" | "jsonc" | "toml"): unknown
 
 function readMcpFile(agent: Agent, at: At, warnings: string[]): FoundServer[] {
   const m = agent.manifest;
-  const label = m.import!.mcpFile;
+  const { mcpFile: label, mcpEntry } = m.import!;
   const path = [m.mcp.file, ...(m.mcp.alternatives ?? [])]
     .map((p) => at(m, p))
     .find((p): p is string => p !== null && statSync(p, { throwIfNoEntry: false }) !== undefined);
@@ -231,7 +231,7 @@ function readMcpFile(agent: Agent, at: At, warnings: string[]): FoundServer[] {
       continue;
     }
     for (const name of Object.keys(value).sort(compareBytes)) {
-      const read = agent.readMcpServer!(name, value[name]);
+      const read = readMcpEntry(m.id, mcpEntry, name, value[name]);
       warnings.push(...read.warnings);
       if (!read.server) continue;
       // `${VAR}` that the agent hands to the server as text has no kanon.yaml form (there it means the
@@ -391,7 +391,8 @@ async function importSkills(
 /**
  * Git providers of the existing home whose every child skill an agent has, exactly as kanon renders
  * it, in its own skill root: those skills come back as the provider's entry (kanon.lock pins it),
- * not as local copies. They are taken out of `scanned`.
+ * not as local copies, for every agent that has them, whether the entry targets it yet or not
+ * (`--merge` then widens its targets). They are taken out of `scanned`.
  */
 function providerSkills(
   o: ImportOptions,
@@ -405,7 +406,7 @@ function providerSkills(
     for (const agent of o.agents) {
       const id = agent.manifest.id;
       const own = scanned.find((x) => x.id === id && x.root === ownRoots.get(id));
-      if (!own || !targetsAgent(provider.targets, id) || provider.children.length === 0) continue;
+      if (!own || provider.children.length === 0) continue;
       const names = provider.children.map((child) => {
         const name = providerSkillName(agent.manifest.skills.providerNaming, provider.name, child.name);
         const files = child.files.map((f) =>
