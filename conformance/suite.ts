@@ -343,7 +343,7 @@ async function runRow(
     ];
     return runProcess([process.execPath, options.kanon, ...scoped, ...args], {
       cwd: layout.project,
-      env: baseEnv(layout, model.url),
+      env: agentEnv(driver, layout, model.url),
       timeoutMs: 60_000,
     });
   };
@@ -404,7 +404,10 @@ async function runRow(
         installed,
         layout,
         scope,
-        env: { ...baseEnv(layout, model.url), ...driver.invocation(installed, layout, model.url, "").env },
+        env: {
+          ...agentEnv(driver, layout, model.url),
+          ...driver.invocation(installed, layout, model.url, "").env,
+        },
         kanon,
         renderedHooks: rendered.map((h) => ({
           name: h.name,
@@ -440,6 +443,11 @@ function targets(hook: NeutralHook, agent: string): boolean {
   return list.length === 0 || list.includes("all") || list.includes(agent);
 }
 
+/** The isolation environment plus the agent's home variable: kanon and the agent see the same homes. */
+function agentEnv(driver: AgentDriver, layout: Layout, modelUrl: string): Record<string, string> {
+  return { ...baseEnv(layout, modelUrl), ...driver.homeEnv?.(layout) };
+}
+
 async function runAgent(
   kind: "lifecycle" | "block",
   driver: AgentDriver,
@@ -471,7 +479,7 @@ async function runAgent(
   const invocation = driver.invocation(installed, layout, model.url, prompt);
   const token = randomUUID();
   const env = {
-    ...baseEnv(layout, model.url),
+    ...agentEnv(driver, layout, model.url),
     ...invocation.env,
     KANON_CONFORMANCE_LOG: hookLog,
     KANON_CONFORMANCE_RUN: token,

@@ -24,9 +24,20 @@ _, status, ru = os.wait4(pid, 0)
 print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "rss_mb": ru.ru_maxrss / 1024, "status": os.waitstatus_to_exitcode(status)}))
 `;
 
+/**
+ * What every measured run gets besides its own `env`: not the caller's environment, where a variable
+ * such as CODEX_HOME or XDG_STATE_HOME would take kanon out of the bench's HOME.
+ */
+const BASE_ENV = {
+  PATH: process.env.PATH,
+  LANG: process.env.LANG,
+  TMPDIR: process.env.TMPDIR,
+  NO_COLOR: "1",
+};
+
 function measure(argv, env, status = 0) {
   const out = execFileSync("python3", ["-c", MEASURE, ...argv], {
-    env: { ...process.env, NO_COLOR: "1", ...env },
+    env: { ...BASE_ENV, ...env },
     encoding: "utf8",
   });
   const r = JSON.parse(out);
@@ -58,7 +69,7 @@ function instructions(argv, env) {
     "valgrind",
     ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", ...argv],
     {
-      env: { ...process.env, NO_COLOR: "1", ...env },
+      env: { ...BASE_ENV, ...env },
       encoding: "utf8",
     },
   );

@@ -17,7 +17,15 @@ const kanon = (...args) => {
     [join(root, "dist/kanon.js"), "--home", join(root, "examples/home"), ...args],
     {
       stdio: "inherit",
-      env: { ...process.env, HOME: home, NO_COLOR: "1" },
+      // Only these: a variable of yours such as CODEX_HOME or XDG_STATE_HOME would take kanon out of
+      // the throwaway HOME.
+      env: {
+        PATH: process.env.PATH,
+        LANG: process.env.LANG,
+        TMPDIR: process.env.TMPDIR,
+        HOME: home,
+        NO_COLOR: "1",
+      },
     },
   );
   if (r.status !== 0) process.exitCode = r.status ?? 1;

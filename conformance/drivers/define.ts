@@ -1,8 +1,8 @@
 // The agent facts a driver needs (id, name, version, scopes, hook files, events left out) come from kanon's
 // manifest, so they have one home: a driver states only how to install, configure and run the agent.
 
+import { agentHomes, agentPath } from "../../src/core/homes.js";
 import { NEUTRAL_EVENTS } from "../../src/core/hooks/vocabulary.js";
-import { destination } from "../../src/core/render.js";
 import type { AgentDriver, DriverSpec, Layout, Scope } from "./types.js";
 
 export function defineDriver(spec: DriverSpec): AgentDriver {
@@ -19,11 +19,13 @@ export function defineDriver(spec: DriverSpec): AgentDriver {
       ? []
       : NEUTRAL_EVENTS.map((e) => e.name).filter((e) => !(e in hooks.events)),
     hookFiles(layout: Layout, scope: Scope): string[] {
-      const at = destination(
+      const { homes } = agentHomes([spec.manifest], spec.homeEnv?.(layout) ?? {}, layout.project);
+      const at = agentPath(
+        spec.manifest,
         hooks.file,
         scope === "user"
-          ? { kind: "user", userHome: layout.home }
-          : { kind: "project", userHome: layout.home, dir: layout.project },
+          ? { kind: "user", userHome: layout.home, homes }
+          : { kind: "project", userHome: layout.home, dir: layout.project, homes },
       );
       return at === null ? [] : [at];
     },

@@ -40,6 +40,10 @@ export const kimi = defineDriver({
     });
   },
 
+  // Kimi's home is a folder of its own outside HOME (as its docs suggest for a per-project setup):
+  // kanon applies into it with the same variable, and nothing goes to ~/.kimi-code.
+  homeEnv: (layout) => ({ KIMI_CODE_HOME: join(layout.root, "kimi-home") }),
+
   async prepare() {
     // The model comes from the KIMI_MODEL_* variables (see invocation); kanon writes config.toml.
   },

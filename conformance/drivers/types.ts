@@ -108,6 +108,11 @@ export interface DriverSpec {
   nativeCommand?(command: string): string;
   /** Delay of the fake model's final answer (see FakeModelScript.finalDelayMs). */
   finalDelayMs?: number;
+  /**
+   * The agent's home variable (its manifest's `home`, e.g. KIMI_CODE_HOME), set for `kanon apply` and
+   * the agent alike: kanon must write where the agent reads, outside HOME.
+   */
+  homeEnv?(layout: Layout): Record<string, string>;
 
   install(ctx: InstallContext): Promise<Installed>;
   /** Writes the endpoint configuration (fake model on 127.0.0.1) before kanon applies. */

@@ -2,8 +2,10 @@
  * The chain the commands share: resolve paths → load kanon.yaml → validate (hook decisions included)
  * → load the lock → load the source → render → plan. Each command takes as much of it as it needs.
  */
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
+import { agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
@@ -15,7 +17,13 @@ import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
-import { hookWarnings, type Locate, type Validation, validateConfig } from "../source/validate.js";
+import {
+  hookWarnings,
+  type Locate,
+  serverWarnings,
+  type Validation,
+  validateConfig,
+} from "../source/validate.js";
 import { type GlobalFlags, type Io, progressOf, warn } from "./context.js";
 
 export interface Validated {
@@ -28,9 +36,23 @@ export interface Validated {
 }
 
 export function scopeOf(flags: GlobalFlags, io: Io): Scope {
+  const { homes } = agentHomes(
+    AGENTS.map((a) => a.manifest),
+    io.env,
+    io.cwd,
+    realPathOrNull,
+  );
   return flags.project
-    ? { kind: "project", userHome: io.userHome, dir: resolve(io.cwd, flags.project) }
-    : { kind: "user", userHome: io.userHome };
+    ? { kind: "project", userHome: io.userHome, dir: resolve(io.cwd, flags.project), homes }
+    : { kind: "user", userHome: io.userHome, homes };
+}
+
+function realPathOrNull(dir: string): string | null {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return null;
+  }
 }
 
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {
@@ -83,7 +105,16 @@ export interface Rendered extends Validated {
 /** Through render: print the source and hook warnings, return the target state. */
 export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered> {
   const v = await loadValidated(flags, io, { checkAgent: true });
-  const warnings = [...v.validation.warnings, ...hookWarnings(v.validation.decisions, v.agents)];
+  const warnings = [
+    ...v.validation.warnings,
+    ...hookWarnings(v.validation.decisions, v.agents),
+    ...serverWarnings(v.validation.omittedServers, v.agents),
+    ...agentHomes(
+      v.agents.map((a) => a.manifest),
+      io.env,
+      io.cwd,
+    ).warnings,
+  ];
   warn(io, warnings);
   // Providers that no selected agent renders are neither fetched nor read.
   const wanted = (targets: string[] | undefined) =>

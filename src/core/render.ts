@@ -10,8 +10,10 @@ import type { Agent, ScopedPath } from "../model/manifest.js";
 import type { Source } from "../model/source.js";
 import { compareBytes, joinInstructions } from "../model/text.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
+import { agentPath } from "./homes.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
+import { literalVariables } from "./mcp-variables.js";
 import { providerSkillName } from "./skill-names.js";
 
 /** Bytes of instruction files that are not UTF-8 were decoded as escapes (formats/utf8.ts) and come back as they were. */
@@ -25,12 +27,6 @@ export interface RenderInput {
   decisions: readonly HookDecision[];
 }
 
-/** Where a manifest path lands in this scope (under the user's home or the project); null if nowhere. */
-export function destination(p: ScopedPath, scope: Scope): string | null {
-  const rel = p[scope.kind];
-  return rel === null ? null : join(scope.kind === "user" ? scope.userHome : scope.dir, rel);
-}
-
 export function renderAll(input: RenderInput): TargetFile[] {
   const files: TargetFile[] = [];
   for (const agent of input.agents) files.push(...renderAgent(agent, input));
@@ -39,7 +35,7 @@ export function renderAll(input: RenderInput): TargetFile[] {
 
 function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): TargetFile[] {
   const m = agent.manifest;
-  const at = (p: ScopedPath) => destination(p, scope);
+  const at = (p: ScopedPath) => agentPath(m, p, scope);
   const out: TargetFile[] = [];
 
   const instructionsPath = at(m.instructions);
@@ -56,6 +52,8 @@ function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): T
   const mcpPath = at(m.mcp.file);
   const servers = Object.entries(source.config.mcp.servers)
     .filter(([, s]) => s.enabled !== false && targetsAgent(s.targets, m.id))
+    // A server the agent would get `${VAR}` as text for is left out (validate warned or failed).
+    .filter(([, s]) => literalVariables(agent, s).length === 0)
     .sort(([a], [b]) => compareBytes(a, b));
   if (mcpPath && servers.length > 0) {
     const managed = {

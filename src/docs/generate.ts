@@ -9,6 +9,7 @@ import type {
   Agent,
   EventSupport,
   FieldSupport,
+  HomeVariable,
   HookCapabilities,
   ScopedPath,
   Verified,
@@ -93,10 +94,24 @@ export function whereFilesTable(agents: readonly Agent[]): string {
       `${place(m.mcp.file)}${alternatives} (${code(m.mcp.key)})`,
       place(m.hooks.file),
       place(m.skills.root, true),
+      homeCell(m.home),
       m.defaultOn ? "yes" : "no: list it in `agents:`",
     ];
   });
-  return table(["agent", "instructions", "MCP servers", "hooks", "skills", "on by default"], rows);
+  return table(
+    ["agent", "instructions", "MCP servers", "hooks", "skills", "user files moved by", "on by default"],
+    rows,
+  );
+}
+
+/** The variable that moves an agent's user-scope files, and what it stands for. */
+function homeCell(home: HomeVariable | undefined): string {
+  if (!home) return "—";
+  const also = Object.entries(home.alsoMoves ?? {}).map(
+    ([from, to]) => `, and ${code(`~/${from}`)} to ${code(`$${home.name}/${to}`)}`,
+  );
+  const replaces = home.replaces === "" ? "~" : `~/${home.replaces}`;
+  return `${code(home.name)} for ${code(replaces)}${also.join("")}${home.notes ? ` (${home.notes})` : ""}`;
 }
 
 export function hookDetailsTable(agents: readonly Agent[]): string {

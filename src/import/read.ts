@@ -8,15 +8,16 @@ import { basename, join } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { AGENTS } from "../agents/index.js";
+import { agentPath } from "../core/homes.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
 import { readMcpEntry } from "../core/import/mcp-entry.js";
 import { secretWarnings } from "../core/import/secrets.js";
-import { destination } from "../core/render.js";
+import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
 import { providerSkillName } from "../core/skill-names.js";
 import { isPlainObject } from "../formats/values.js";
 import type { InstructionFile, KanonConfig, SkillEntry } from "../model/config.js";
-import type { Agent, ScopedPath } from "../model/manifest.js";
+import type { Agent, AgentManifest, ScopedPath } from "../model/manifest.js";
 import type { Source, TreeFile } from "../model/source.js";
 import { compareBytes, trimSpace } from "../model/text.js";
 import { KanonError, type Scope } from "../model/types.js";
@@ -54,6 +55,9 @@ export interface Imported {
   warnings: string[];
 }
 
+/** Where a manifest path of an agent is in the scope imported from (core/homes.ts). */
+type At = (m: AgentManifest, p: ScopedPath) => string | null;
+
 /** A skill file larger than this is not copied (the skill is skipped with a warning). */
 const MAX_SKILL_FILE = 10 * 1024 * 1024;
 
@@ -80,7 +84,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
 
   const warnings: string[] = [];
   const files: HomeFile[] = [];
-  const at = (p: ScopedPath) => destination(p, o.scope);
+  const at: At = (m, p) => agentPath(m, p, o.scope);
 
   const instructions = importInstructions(o, options.allAgents, at, files);
   const skills = await importSkills(o, at, files, warnings);
@@ -94,7 +98,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
       continue;
     }
     servers.push(...readMcpFile(agent, at, warnings));
-    const hookPath = at(m.hooks.file);
+    const hookPath = at(m, m.hooks.file);
     if (!hookPath || !agent.readHooks) continue;
     for (const other of agent.unreadableHookFiles?.(hookPath) ?? [])
       warnings.push(
@@ -192,11 +196,11 @@ function parseDocument(text: string, format: "json" | "jsonc" | "toml"): unknown
   return value;
 }
 
-function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warnings: string[]): FoundServer[] {
+function readMcpFile(agent: Agent, at: At, warnings: string[]): FoundServer[] {
   const m = agent.manifest;
   const { mcpFile: label, mcpEntry } = m.import!;
   const path = [m.mcp.file, ...(m.mcp.alternatives ?? [])]
-    .map(at)
+    .map((p) => at(m, p))
     .find((p): p is string => p !== null && statSync(p, { throwIfNoEntry: false }) !== undefined);
   if (!path) return [];
   const text = readText(path, warnings);
@@ -229,7 +233,17 @@ function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warning
     for (const name of Object.keys(value).sort(compareBytes)) {
       const read = readMcpEntry(m.id, mcpEntry, name, value[name]);
       warnings.push(...read.warnings);
-      if (read.server) out.push({ agent, name, server: read.server });
+      if (!read.server) continue;
+      // `${VAR}` that the agent hands to the server as text has no kanon.yaml form (there it means the
+      // variable's value): the entry stays the user's.
+      const literal = literalVariables(agent, read.server);
+      if (literal.length > 0) {
+        warnings.push(
+          `skipped ${m.id} mcp server ${JSON.stringify(name)}: ${literalVariablesWhy(agent, literal)}, and in kanon.yaml a reference is the variable's value`,
+        );
+        continue;
+      }
+      out.push({ agent, name, server: read.server });
     }
   }
   return out;
@@ -239,16 +253,16 @@ function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warning
 function importInstructions(
   o: ImportOptions,
   defaults: readonly string[],
-  at: (p: ScopedPath) => string | null,
+  at: At,
   files: HomeFile[],
 ): { files: InstructionFile[]; found: string[] } {
   if (o.instructionPolicy === "skip") return { files: [], found: [] };
-  const primaries = new Map(o.agents.map((a) => [a.manifest.id, at(a.manifest.instructions)]));
+  const primaries = new Map(o.agents.map((a) => [a.manifest.id, at(a.manifest, a.manifest.instructions)]));
   const found: { agent: Agent; path: string; text: string }[] = [];
   for (const agent of o.agents) {
     const own = primaries.get(agent.manifest.id);
     const fallbacks = (agent.manifest.import?.instructionFallbacks ?? [])
-      .map(at)
+      .map((p) => at(agent.manifest, p))
       // Another agent's own file is that agent's text, not this one's.
       .filter((p) => p !== null && ![...primaries].some(([id, q]) => id !== agent.manifest.id && q === p));
     for (const path of [own, ...fallbacks]) {
@@ -299,9 +313,9 @@ function importInstructions(
   );
 }
 
-function notFound(policy: string, at: (p: ScopedPath) => string | null): KanonError {
+function notFound(policy: string, at: At): KanonError {
   const agent = AGENTS.find((a) => a.manifest.id === policy);
-  const file = agent ? basename(at(agent.manifest.instructions) ?? "") : "instructions";
+  const file = agent ? basename(at(agent.manifest, agent.manifest.instructions) ?? "") : "instructions";
   const who = agent?.manifest.displayName ?? policy;
   return new KanonError(
     `instruction policy ${JSON.stringify(policy)} selected but ${who} ${file} was not found`,
@@ -322,16 +336,16 @@ interface FoundSkill {
  */
 async function importSkills(
   o: ImportOptions,
-  at: (p: ScopedPath) => string | null,
+  at: At,
   files: HomeFile[],
   warnings: string[],
 ): Promise<SkillEntry[]> {
-  const ownRoots = new Map(o.agents.map((a) => [a.manifest.id, at(a.manifest.skills.root)]));
+  const ownRoots = new Map(o.agents.map((a) => [a.manifest.id, at(a.manifest, a.manifest.skills.root)]));
   const scanned: { id: string; root: string; found: ScannedSkill[] }[] = [];
   for (const agent of o.agents) {
     const id = agent.manifest.id;
     const roots = [agent.manifest.skills.root, ...(agent.manifest.import?.skillRoots ?? [])]
-      .map(at)
+      .map((p) => at(agent.manifest, p))
       .filter((r, i, all): r is string => r !== null && all.indexOf(r) === i)
       // Another imported agent's own root holds that agent's skills.
       .filter((r) => ![...ownRoots].some(([other, root]) => other !== id && root === r));

@@ -7,10 +7,45 @@
 import type { McpServer } from "./config.js";
 import type { AgentId, ElidedLines, MergeSpec, Scope } from "./types.js";
 
-/** Paths are relative to the user's home directory (user scope) or the project directory (project scope). */
+/**
+ * Paths are relative to the user's home directory (user scope) or the project directory (project
+ * scope). A user path under the agent's `home` moves with its variable (core/homes.ts).
+ */
 export interface ScopedPath {
   user: string | null;
   project: string | null;
+}
+
+/**
+ * The environment variable that moves the agent's user-scope files, e.g. CODEX_HOME. kanon takes an
+ * empty value as unset, as the agents do (but see `emptyReads`), and a relative one from the current
+ * directory, as the agent takes it from the directory it runs in.
+ */
+export interface HomeVariable {
+  name: string;
+  /**
+   * The user-home-relative directory the variable stands for (`.codex`); paths under it move to the
+   * variable's directory. "" is the home directory itself (GEMINI_CLI_HOME holds `.gemini/`).
+   */
+  replaces: string;
+  /**
+   * User-home-relative files outside `replaces` that move too, and their path inside the variable's
+   * directory (Claude's `.claude.json` → `$CLAUDE_CONFIG_DIR/.claude.json`).
+   */
+  alsoMoves?: Record<string, string>;
+  /**
+   * The agent takes the value's real path (symlinks resolved) when it exists, as Codex canonicalises
+   * CODEX_HOME: the paths it derives from it (Codex's hook trust keys) name that folder.
+   */
+  realPath?: boolean;
+  /**
+   * Files the agent still reads through the variable when it is set but empty, that is from the
+   * directory it runs in (Kimi Code 2.1.0's config.toml and mcp.json): kanon warns.
+   */
+  emptyReads?: string[];
+  /** For the docs: what else the variable means. */
+  notes?: string;
+  verified: Verified;
 }
 
 export interface Verified {
@@ -169,6 +204,13 @@ export interface McpCapabilities {
    * stops it from loading the file, so kanon refuses it. Absent: the agent has no such setting.
    */
   approvalModes?: string[];
+  /**
+   * What the agent does with `${VAR}` in the strings of an MCP entry: expands it when it starts the
+   * server (absent: the agent expands, or the entry converts it, like OpenCode's `{env:VAR}`), or passes it
+   * "as-written" (Kimi Code). Then the agent's entry maps what it can express natively, and a server
+   * whose entry still holds a reference is left out for the agent (an error when its targets name it).
+   */
+  variables?: "as-written";
 }
 
 /** How a native file is named in import messages: `skipped unsupported claude json field "x"`. */
@@ -240,6 +282,8 @@ export interface AgentManifest {
    * default, so that existing homes do not start writing ~/.gemini or ~/.kimi-code.
    */
   defaultOn: boolean;
+  /** Absent: the agent's user-scope files are always under the user's home directory. */
+  home?: HomeVariable;
   instructions: ScopedPath;
   skills: SkillCapabilities;
   mcp: McpCapabilities;
@@ -315,7 +359,8 @@ export interface GateCheckInput {
   content: string;
   /** The hooks in that file, in file order. */
   hooks: NativeHook[];
-  userHome: string;
+  /** A user-scope path of this agent (relative to the user's home), where the agent reads it. */
+  userPath(rel: string): string;
   env: NodeJS.ProcessEnv;
 }
 

@@ -6,7 +6,14 @@
 /** An agent's id as it appears in `targets:` and `--agent` (registered in src/agents/index.ts). */
 export type AgentId = string;
 
-export type Scope = { kind: "user"; userHome: string } | { kind: "project"; userHome: string; dir: string };
+/**
+ * `homes`: the directories that the agents' home variables (CODEX_HOME, …) name in this run, absolute,
+ * by variable name; a variable missing here is unset (core/homes.ts).
+ */
+export type Scope = (
+  | { kind: "user"; userHome: string }
+  | { kind: "project"; userHome: string; dir: string }
+) & { homes?: Readonly<Record<string, string>> };
 
 /**
  * How a co-owned destination file is merged. The rendered `content` is what a fresh file would hold;

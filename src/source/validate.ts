@@ -10,6 +10,7 @@ import {
   type HookDecision,
   handlerFieldValue,
   hookEvent,
+  isExplicit,
   omissionError,
   omissionWarning,
   targetsAgent,
@@ -20,6 +21,7 @@ import {
   NEUTRAL_HANDLERS,
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
+import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
 import { instructionPath, instructionTargets, type KanonConfig, type McpServer } from "../model/config.js";
 import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
@@ -37,6 +39,14 @@ export interface Validation {
   warnings: string[];
   /** Every hook × targeted agent decision, in hook order then agent order. */
   decisions: HookDecision[];
+  /** MCP servers that an agent they target only implicitly cannot run (render leaves them out). */
+  omittedServers: OmittedServer[];
+}
+
+export interface OmittedServer {
+  server: string;
+  agent: string;
+  why: string;
 }
 
 /** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode-positional.ts). */
@@ -127,6 +137,7 @@ export async function validateConfig(
     }
   }
 
+  const omittedServers: OmittedServer[] = [];
   const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => compareBytes(a, b));
   for (const [name, server] of servers) {
     if (server.enabled === false) continue;
@@ -141,6 +152,16 @@ export async function validateConfig(
       );
     if (!server.url && !server.command) errors.push(`${where}mcp server "${name}" requires url or command`);
     errors.push(...approvalErrors(name, server, agents, at));
+    for (const agent of agents) {
+      const id = agent.manifest.id;
+      if (!targetsAgent(server.targets, id)) continue;
+      const found = literalVariables(agent, server);
+      if (found.length === 0) continue;
+      const why = literalVariablesWhy(agent, found);
+      if (isExplicit(server.targets, id))
+        errors.push(`${where}mcp server "${name}" targets ${id} but ${why}`);
+      else omittedServers.push({ server: name, agent: id, why });
+    }
   }
 
   const decisions: HookDecision[] = [];
@@ -164,7 +185,7 @@ export async function validateConfig(
       `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
     );
   }
-  return { errors, warnings, decisions };
+  return { errors, warnings, decisions, omittedServers };
 }
 
 /**
@@ -200,6 +221,14 @@ function unsetEnvWarnings(
     for (const [j, a] of (h.args ?? []).entries()) check(["hooks", i, "args", j], a);
   });
   return out;
+}
+
+/** One `warning:` line per MCP server left out for an agent it targets implicitly, for the agents being rendered. */
+export function serverWarnings(omitted: readonly OmittedServer[], agents: readonly Agent[]): string[] {
+  const ids = new Set(agents.map((a) => a.manifest.id));
+  return omitted
+    .filter((o) => ids.has(o.agent))
+    .map((o) => `mcp server ${JSON.stringify(o.server)} is not rendered for ${o.agent}: ${o.why}`);
 }
 
 /** One `warning:` line per hook left out for an agent it targets implicitly, for the agents being rendered. */

@@ -679,7 +679,7 @@ mcp:
       bearer_token_env_var: TOKEN
       tool_timeout_sec: 30
       enabled_tools: [search]
-      targets: [gemini, kimi]
+      targets: [gemini]
     old:
       type: sse
       url: https://old.example.com/sse

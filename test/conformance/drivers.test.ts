@@ -13,6 +13,7 @@ import { ROOT } from "../support/cli.js";
 const manifestOf = (id: string) => AGENTS.find((a) => a.manifest.id === id)?.manifest;
 
 const layout = {
+  root: "/r",
   home: "/h",
   xdgConfig: "/h/.config",
   project: "/p",
@@ -41,8 +42,8 @@ describe("conformance drivers", () => {
       claude: ["/h/.claude/settings.json", "/p/.claude/settings.json"],
       codex: ["/h/.codex/hooks.json", "/p/.codex/hooks.json"],
       gemini: ["/h/.gemini/settings.json", "/p/.gemini/settings.json"],
-      // Kimi Code has no project hooks.
-      kimi: ["/h/.kimi-code/config.toml"],
+      // Kimi Code has no project hooks; its home is KIMI_CODE_HOME, outside HOME (homeEnv).
+      kimi: ["/r/kimi-home/config.toml"],
       opencode: [
         join(layout.xdgConfig, "opencode/plugins/kanon-hooks.js"),
         "/p/.opencode/plugins/kanon-hooks.js",

@@ -26,7 +26,7 @@ import type { MergeSpec, Scope, TargetFile } from "../../src/model/types.js";
 import { loadLock } from "../../src/providers/lock-file.js";
 import { loadConfig, resolvePaths } from "../../src/source/load.js";
 import { loadSource } from "../../src/source/source.js";
-import { hookWarnings, validateConfig } from "../../src/source/validate.js";
+import { hookWarnings, serverWarnings, validateConfig } from "../../src/source/validate.js";
 import { pluginGoldenForm } from "../agents/opencode/helpers.js";
 import { ROOT } from "../support/cli.js";
 
@@ -76,8 +76,11 @@ function describeMerge(spec: MergeSpec): string {
   return `${spec.kind}:${spec.format}:${spec.key}`;
 }
 
-async function render(scope: Scope): Promise<{ files: TargetFile[]; warnings: string[] }> {
-  const paths = resolvePaths({ home: join(base, "kanon-home") }, env, scope.userHome, base);
+async function render(
+  scope: Scope,
+  home = join(base, "kanon-home"),
+): Promise<{ files: TargetFile[]; warnings: string[] }> {
+  const paths = resolvePaths({ home }, env, scope.userHome, base);
   const loaded = await loadConfig(paths, AGENT_IDS);
   const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, env);
   expect(validation.errors).toEqual([]);
@@ -85,7 +88,12 @@ async function render(scope: Scope): Promise<{ files: TargetFile[]; warnings: st
   const files = renderAll({ source, scope, agents: AGENTS, decisions: validation.decisions });
   return {
     files,
-    warnings: [...loaded.warnings, ...validation.warnings, ...hookWarnings(validation.decisions, AGENTS)],
+    warnings: [
+      ...loaded.warnings,
+      ...validation.warnings,
+      ...hookWarnings(validation.decisions, AGENTS),
+      ...serverWarnings(validation.omittedServers, AGENTS),
+    ],
   };
 }
 
@@ -138,5 +146,14 @@ describe("golden render of a home that uses every field", () => {
     const dir = join(base, "project");
     const { files, warnings } = await render({ kind: "project", userHome, dir });
     goldenCheck("project", files, warnings, dir);
+  });
+
+  it("Kimi Code's MCP servers, whose strings reach the server as written", async () => {
+    const userHome = join(base, "user");
+    const { files, warnings } = await render(
+      { kind: "user", userHome },
+      join(ROOT, "test/fixtures/homes/kimi-mcp"),
+    );
+    goldenCheck("kimi-mcp", files, warnings, userHome);
   });
 });

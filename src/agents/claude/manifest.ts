@@ -130,6 +130,13 @@ export const claudeManifest: AgentManifest = {
   id: "claude",
   displayName: "Claude Code",
   defaultOn: true,
+  home: {
+    name: "CLAUDE_CONFIG_DIR",
+    replaces: ".claude",
+    // The global config (MCP servers) moves into the directory too.
+    alsoMoves: { ".claude.json": ".claude.json" },
+    verified: { version: "2.1.332", date: "2026-12-01", how: "binary read" },
+  },
   instructions: { user: ".claude/CLAUDE.md", project: "CLAUDE.md" },
   skills: { root: { user: ".claude/skills", project: ".claude/skills" }, providerNaming: "namespaced" },
   mcp: { file: { user: ".claude.json", project: ".mcp.json" }, format: "json", key: "mcpServers" },

@@ -111,6 +111,13 @@ export const codexManifest: AgentManifest = {
   id: "codex",
   displayName: "Codex CLI",
   defaultOn: true,
+  // ~/.agents/skills stays in the user's home: only $CODEX_HOME/skills, a deprecated root, moves.
+  home: {
+    name: "CODEX_HOME",
+    replaces: ".codex",
+    realPath: true,
+    verified: { version: "0.171.0", date: "2026-12-01", how: "binary read (find_codex_home)" },
+  },
   instructions: { user: ".codex/AGENTS.md", project: "AGENTS.md" },
   skills: { root: { user: ".agents/skills", project: ".agents/skills" }, providerNaming: "namespaced" },
   mcp: {

@@ -4,7 +4,6 @@
  * config. Read only: kanon never writes trust entries.
  */
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { GateCheckInput, GatedHook } from "../../model/manifest.js";
 
 const STATE_TEXT = {
@@ -17,8 +16,7 @@ export async function codexGatedHooks(
   input: GateCheckInput,
 ): Promise<{ hooks: GatedHook[]; warnings: string[] }> {
   // Codex reads trust only from the user config, for project hooks too.
-  const codexHome = input.env.CODEX_HOME || join(input.userHome, ".codex");
-  const configPath = join(codexHome, "config.toml");
+  const configPath = input.userPath(".codex/config.toml");
   const configToml = await readFile(configPath, "utf8").catch(() => null);
   const { codexHookTrust } = await import("./trust.js");
   const report = codexHookTrust({ hooks: input.content, hooksPath: input.path, configToml });

@@ -87,6 +87,12 @@ export const geminiManifest: AgentManifest = {
   id: "gemini",
   displayName: "Gemini CLI",
   defaultOn: false,
+  home: {
+    name: "GEMINI_CLI_HOME",
+    replaces: "",
+    notes: "the folder that holds .gemini/",
+    verified: { version: "0.61.0", date: "2026-12-01", how: "bundle read (paths.ts homedir)" },
+  },
   instructions: { user: ".gemini/GEMINI.md", project: "GEMINI.md" },
   skills: { root: { user: ".gemini/skills", project: ".gemini/skills" }, providerNaming: "slug" },
   mcp: {

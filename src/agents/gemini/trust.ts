@@ -12,7 +12,7 @@ import type { GateCheckInput, GatedHook } from "../../model/manifest.js";
 export async function geminiGatedHooks(
   input: GateCheckInput,
 ): Promise<{ hooks: GatedHook[]; warnings: string[] }> {
-  const geminiDir = join(input.env.GEMINI_CLI_HOME || input.userHome, ".gemini");
+  const geminiDir = input.userPath(".gemini");
   const project = dirname(dirname(input.path));
   // The user's own settings.json: its hooks run in whatever folder is trusted; nothing to check here.
   if (resolve(dirname(input.path)) === resolve(geminiDir)) return { hooks: [], warnings: [] };

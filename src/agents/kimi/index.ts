@@ -6,15 +6,28 @@ import type { Agent } from "../../model/manifest.js";
 import { kimiImport, KIMI_HOOK_MARKER as MARKER } from "./import.js";
 import { kimiManifest } from "./manifest.js";
 
+const BEARER_REF = /^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
 function mcpServer(s: McpServer): Record<string, unknown> {
   const item: Record<string, unknown> = {};
   if (s.url) {
     if (s.type === "sse") item.transport = "sse";
     item.url = s.url;
     const headers: Record<string, string> = { ...s.headers };
+    // Kimi sends headers as written; an env_headers value could only be `${VAR}` text, which leaves the
+    // server out for Kimi (core/mcp-variables.ts).
     for (const [header, envName] of Object.entries(s.env_headers ?? {})) headers[header] = `\${${envName}}`;
+    // Kimi's bearerTokenEnvVar sends `Authorization: Bearer <value>` and replaces any Authorization
+    // header, so `Authorization: Bearer ${VAR}` is that field, and no other Authorization header is sent.
+    let bearer = s.bearer_token_env_var || undefined;
+    for (const [header, value] of Object.entries(headers)) {
+      if (header.toLowerCase() !== "authorization") continue;
+      const m = BEARER_REF.exec(value);
+      if (bearer === undefined && m) bearer = m[1];
+      if (bearer !== undefined) delete headers[header];
+    }
     if (Object.keys(headers).length > 0) item.headers = headers;
-    if (s.bearer_token_env_var) item.bearerTokenEnvVar = s.bearer_token_env_var;
+    if (bearer) item.bearerTokenEnvVar = bearer;
   } else {
     item.command = s.command ?? "";
     if (s.args?.length) item.args = s.args;

@@ -124,12 +124,21 @@ export const kimiManifest: AgentManifest = {
   id: "kimi",
   displayName: "Kimi Code",
   defaultOn: false,
+  home: {
+    name: "KIMI_CODE_HOME",
+    replaces: ".kimi-code",
+    // Its config loader takes `KIMI_CODE_HOME ?? ~/.kimi-code` (`kimi doctor` then checks ./config.toml).
+    emptyReads: ["config.toml", "mcp.json"],
+    verified: { version: "2.1.0", date: "2026-12-01", how: "bundle read" },
+  },
   instructions: { user: ".kimi-code/AGENTS.md", project: "AGENTS.md" },
   skills: { root: { user: ".kimi-code/skills", project: ".kimi-code/skills" }, providerNaming: "slug" },
   mcp: {
     file: { user: ".kimi-code/mcp.json", project: ".kimi-code/mcp.json" },
     format: "json",
     key: "mcpServers",
+    // mcp.json strings reach the server as written: no ${VAR} expansion anywhere (2.1.0 bundle read).
+    variables: "as-written",
   },
   import: {
     mcpFile: { label: "mcp", secretPath: "mcp" },

@@ -6,6 +6,13 @@ export const opencodeManifest: AgentManifest = {
   id: "opencode",
   displayName: "OpenCode",
   defaultOn: true,
+  // OPENCODE_CONFIG_DIR is not a home: it adds a config directory, read after the global one (and after
+  // the project's), so kanon keeps writing the global one, where OpenCode still reads everything.
+  home: {
+    name: "XDG_CONFIG_HOME",
+    replaces: ".config",
+    verified: { version: "1.18.33", date: "2026-12-01", how: "binary read (xdg-basedir)" },
+  },
   instructions: { user: ".config/opencode/AGENTS.md", project: "AGENTS.md" },
   skills: { root: { user: ".config/opencode/skills", project: ".opencode/skills" }, providerNaming: "slug" },
   mcp: {

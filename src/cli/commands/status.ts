@@ -1,8 +1,8 @@
 /** `kanon status`: the home's branch against its upstream, its uncommitted changes, and the destination drift. */
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import { agentPath, userPath } from "../../core/homes.js";
 import { nativeHooks } from "../../core/hooks/support.js";
-import { destination } from "../../core/render.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import type { GatedHook } from "../../model/manifest.js";
 import { ConfigMissingError } from "../../source/load.js";
@@ -116,14 +116,14 @@ async function gatedHooks(plan: Rendered, io: Io): Promise<{ hooks: StatusGatedH
   const warnings: string[] = [];
   for (const agent of plan.agents) {
     if (!agent.gatedHooks) continue;
-    const path = destination(agent.manifest.hooks.file, plan.scope);
+    const path = agentPath(agent.manifest, agent.manifest.hooks.file, plan.scope);
     const file = plan.files.find((f) => f.agent === agent.manifest.id && f.path === path);
     if (!file) continue;
     const r = await agent.gatedHooks({
       path: file.path,
       content: Buffer.from(file.content).toString("utf8"),
       hooks: nativeHooks(plan.validation.decisions, agent.manifest.id),
-      userHome: io.userHome,
+      userPath: (rel) => userPath(agent.manifest, rel, plan.scope),
       env: io.env,
     });
     const gates = agent.manifest.hooks.gates;
