@@ -1,24 +1,31 @@
 /** The text of `kanon diff` (and the apply preview): git-style hunks per changed file. */
 
+import { isUtf8 } from "node:buffer";
 import type { Change } from "../destination/plan.js";
-import { unifiedHunks } from "../destination/unified-diff.js";
+import { hunkRange, NO_NEWLINE, unifiedHunks } from "../destination/unified-diff.js";
 import type { ElidedLines } from "../model/types.js";
 
+/** What goes before and after a painted line (nothing, or a colour and its reset). */
+type Style = readonly [open: string, close: string];
+
 export interface Paint {
-  header(s: string): string;
-  hunk(s: string): string;
-  added(s: string): string;
-  removed(s: string): string;
+  header: Style;
+  hunk: Style;
+  added: Style;
+  removed: Style;
 }
 
 const ESC = "\u001b[";
+const RESET = `${ESC}0m`;
 export const COLOR: Paint = {
-  header: (s) => `${ESC}1m${s}${ESC}0m`,
-  hunk: (s) => `${ESC}36m${s}${ESC}0m`,
-  added: (s) => `${ESC}32m${s}${ESC}0m`,
-  removed: (s) => `${ESC}31m${s}${ESC}0m`,
+  header: [`${ESC}1m`, RESET],
+  hunk: [`${ESC}36m`, RESET],
+  added: [`${ESC}32m`, RESET],
+  removed: [`${ESC}31m`, RESET],
 };
-export const PLAIN: Paint = { header: (s) => s, hunk: (s) => s, added: (s) => s, removed: (s) => s };
+export const PLAIN: Paint = { header: ["", ""], hunk: ["", ""], added: ["", ""], removed: ["", ""] };
+
+const painted = ([open, close]: Style, s: string) => `${open}${s}${close}`;
 
 /** Colour only on a terminal, and never when NO_COLOR is set (to anything, even empty). */
 export function paintFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Paint {
@@ -29,10 +36,13 @@ function isBinary(data: Uint8Array | null): boolean {
   return !!data && data.subarray(0, 8000).includes(0);
 }
 
+/** The bytes of `data` without a copy. */
+const view = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+
 export function changeDiff(change: Change, paint: Paint): string[] {
-  if (change.after === null) return [paint.header(`DELETE ${change.path} (${change.file.agent})`)];
+  if (change.after === null) return [painted(paint.header, `DELETE ${change.path} (${change.file.agent})`)];
   const oldName = change.action === "create" ? "/dev/null" : change.path;
-  const lines = [paint.header(`--- ${oldName}`), paint.header(`+++ ${change.path}`)];
+  const lines = [painted(paint.header, `--- ${oldName}`), painted(paint.header, `+++ ${change.path}`)];
   if (change.beforeMode !== null && change.beforeMode !== change.mode) {
     lines.push(`old mode ${octal(change.beforeMode)}`, `new mode ${octal(change.mode)}`);
   }
@@ -40,8 +50,8 @@ export function changeDiff(change: Change, paint: Paint): string[] {
     lines.push(`Binary files ${change.path} differ`);
     return lines;
   }
-  const before = change.before ? Buffer.from(change.before).toString("utf8") : "";
-  const after = Buffer.from(change.after).toString("utf8");
+  const before = change.before ? view(change.before).toString("utf8") : "";
+  const after = view(change.after).toString("utf8");
   if (change.action === "create" && change.file.elided?.length) {
     return [...lines, ...newFileLines(after, change.file.elided, paint)];
   }
@@ -50,9 +60,9 @@ export function changeDiff(change: Change, paint: Paint): string[] {
     lines.push("Line endings differ; content differs only by line endings.");
   }
   for (const h of hunks) {
-    if (h.startsWith("@@")) lines.push(paint.hunk(h));
-    else if (h.startsWith("+")) lines.push(paint.added(h));
-    else if (h.startsWith("-")) lines.push(paint.removed(h));
+    if (h.startsWith("@@")) lines.push(painted(paint.hunk, h));
+    else if (h.startsWith("+")) lines.push(painted(paint.added, h));
+    else if (h.startsWith("-")) lines.push(painted(paint.removed, h));
     else lines.push(h);
   }
   return lines;
@@ -65,26 +75,88 @@ export function changeDiff(change: Change, paint: Paint): string[] {
 function newFileLines(text: string, elided: readonly ElidedLines[], paint: Paint): string[] {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
-  const out = [paint.hunk(`@@ -0,0 +1,${lines.length} @@`)];
+  const out = [painted(paint.hunk, `@@ -0,0 +1,${lines.length} @@`)];
   let i = 0;
   for (const range of [...elided].sort((a, b) => a.from - b.from)) {
-    for (; i < range.from && i < lines.length; i++) out.push(paint.added(`+${lines[i]}`));
-    if (range.to > i) out.push(paint.hunk(`@@ … ${range.what} @@`));
+    for (; i < range.from && i < lines.length; i++) out.push(painted(paint.added, `+${lines[i]}`));
+    if (range.to > i) out.push(painted(paint.hunk, `@@ … ${range.what} @@`));
     i = Math.max(i, range.to);
   }
-  for (; i < lines.length; i++) out.push(paint.added(`+${lines[i]}`));
+  for (; i < lines.length; i++) out.push(painted(paint.added, `+${lines[i]}`));
   return out;
 }
 
 const octal = (mode: number) => `100${mode.toString(8).padStart(3, "0")}`;
 
-export function planDiff(changes: readonly Change[], paint: Paint): string {
-  if (changes.length === 0) return "No changes.\n";
-  const lines = changes.flatMap((c) => {
+/**
+ * Every change's diff, one line each (changeDiff's lines, a newline after each). Built as bytes: a
+ * large home creates thousands of files, megabytes of added lines, which go out without being
+ * decoded, split into lines and encoded again.
+ */
+export function planDiff(changes: readonly Change[], paint: Paint): Buffer {
+  if (changes.length === 0) return Buffer.from("No changes.\n");
+  const parts: Buffer[] = [];
+  let text = "";
+  for (const c of changes) {
     const note = replacesNote(c);
-    return note ? [paint.header(note), ...changeDiff(c, paint)] : changeDiff(c, paint);
-  });
-  return `${lines.join("\n")}\n`;
+    if (note) text += `${painted(paint.header, note)}\n`;
+    const added = wholeNewFile(c);
+    if (added) {
+      parts.push(
+        Buffer.from(
+          `${text}${painted(paint.header, "--- /dev/null")}\n${painted(paint.header, `+++ ${c.path}`)}\n`,
+        ),
+      );
+      parts.push(addedLines(added, paint));
+      text = "";
+    } else text += `${changeDiff(c, paint).join("\n")}\n`;
+  }
+  parts.push(Buffer.from(text));
+  return Buffer.concat(parts);
+}
+
+/**
+ * The bytes of a created text file that changeDiff would show whole, as added lines, when they can be
+ * copied as they are: UTF-8 (decoding would replace other bytes) with no CR (CRLF reads as LF).
+ */
+function wholeNewFile(c: Change): Buffer | null {
+  if (c.action !== "create" || c.before !== null || c.beforeMode !== null || c.after === null) return null;
+  if (c.file.elided?.length) return null;
+  const bytes = view(c.after);
+  if (bytes.length === 0 || isBinary(bytes) || bytes.includes(0x0d) || !isUtf8(bytes)) return null;
+  return bytes;
+}
+
+/** changeDiff's hunk of a whole new file, from its bytes: `+` and the paint around each line. */
+function addedLines(bytes: Buffer, paint: Paint): Buffer {
+  let newlines = 0;
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) newlines++;
+  const eol = bytes[bytes.length - 1] === 0x0a;
+  const count = eol ? newlines : newlines + 1;
+  const head = Buffer.from(`${painted(paint.hunk, `@@ -0,0 +${hunkRange(0, count)} @@`)}\n`);
+  const open = Buffer.from(`${paint.added[0]}+`);
+  const close = Buffer.from(`${paint.added[1]}\n`);
+  const tail = Buffer.from(eol ? "" : `${paint.added[1]}\n${NO_NEWLINE}\n`);
+  const out = Buffer.allocUnsafe(
+    head.length + count * open.length + newlines * close.length + bytes.length - newlines + tail.length,
+  );
+  let at = head.copy(out, 0);
+  const put = (b: Buffer) => {
+    for (let j = 0; j < b.length; j++) out[at++] = b[j]!;
+  };
+  put(open);
+  // One pass over the content: a newline ends a line (and starts the next, unless it is the last byte).
+  const last = bytes.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const byte = bytes[i]!;
+    if (byte !== 0x0a) out[at++] = byte;
+    else {
+      put(close);
+      if (i < last) put(open);
+    }
+  }
+  put(tail);
+  return out;
 }
 
 const REPLACES = { foreign: "not written by kanon", edited: "changed since kanon last wrote it" };

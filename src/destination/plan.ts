@@ -5,7 +5,15 @@
  * A change that overwrites or deletes content kanon did not write, or that was edited since kanon
  * wrote it, is marked so that apply backs it up and every command can say so.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
 import type { PlainObject } from "../formats/values.js";
@@ -98,10 +106,11 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   const merged = new Set<string>();
   // Paths kanon deletes: the directories it created for them may go too.
   const deleted: string[] = [];
+  const probe = destinationProbe();
   for (const file of files) {
     // The record keys the path kanon renders; a symlink there is read and written at its target.
     const path = chooseDestination(file);
-    const target = symlinkTarget(path);
+    const { target, stat } = probe(path);
     if (file.merge) {
       merged.add(path);
       if (existsSync(target)) await loadCoOwned();
@@ -110,7 +119,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       if (change?.action === "delete") deleted.push(path);
     } else {
       const owned = previous.files[path];
-      const change = planWhole(file, target, owned?.sha256);
+      const change = planWhole(file, target, stat, owned?.sha256);
       const owners = [file.agent, ...(file.sharedWith ?? []), ...others(owned)];
       record.files[path] = ownedFile(owners, sha256(file.content), octalMode(file.mode));
       if (change) changes.push(change);
@@ -164,8 +173,13 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   return { changes, record, emptyDirs, warnings };
 }
 
-function planWhole(file: TargetFile, path: string, recorded: string | undefined): Change | null {
-  const disk = readDestination(path);
+function planWhole(
+  file: TargetFile,
+  path: string,
+  stat: Stats | null | undefined,
+  recorded: string | undefined,
+): Change | null {
+  const disk = readDestination(path, stat);
   if (!disk) {
     return {
       file,
@@ -287,9 +301,11 @@ function freshRegion(spec: Exclude<MergeSpec, { kind: "regions" }>, value: unkno
   return { names: Object.fromEntries(Object.entries(entries).map(([n, v]) => [n, valueHash(v)])) };
 }
 
-function readDestination(path: string): { before: Buffer; mode: number } | null {
+/** `stat`: what destinationProbe found at `path` (null: nothing there), when it knows. */
+function readDestination(path: string, stat?: Stats | null): { before: Buffer; mode: number } | null {
+  if (stat === null) return null;
   try {
-    const st = statSync(path);
+    const st = stat ?? statSync(path);
     if (st.isDirectory()) throw new KanonError(`cannot write ${path}: a directory is in the way`);
     return { before: readFileSync(path), mode: st.mode & 0o777 };
   } catch (e) {
@@ -360,16 +376,61 @@ function chooseDestination(file: TargetFile): string {
  * dangling link stays a link and its target is created); anything else is written where it is.
  */
 export function symlinkTarget(path: string): string {
+  return followLinks(path, (p) => lstatSync(p, { throwIfNoEntry: false }) ?? null).target;
+}
+
+/**
+ * `stat`: the target's lstat (never a symlink), null when nothing is there, undefined when lstat
+ * failed otherwise (readDestination then says why).
+ */
+interface Probed {
+  target: string;
+  stat: Stats | null | undefined;
+}
+
+function followLinks(path: string, lstat: (p: string) => Stats | null): Probed {
   let p = path;
   for (let hops = 0; hops < 40; hops++) {
+    let st: Stats | null;
     let link: string;
     try {
-      if (!lstatSync(p).isSymbolicLink()) return p;
+      st = lstat(p);
+      if (!st?.isSymbolicLink()) return { target: p, stat: st };
       link = readlinkSync(p);
     } catch {
-      return p;
+      return { target: p, stat: undefined };
     }
     p = resolve(dirname(p), link);
   }
   throw new KanonError(`cannot write ${path}: too many levels of symbolic links`);
+}
+
+/**
+ * symlinkTarget with the lstat it made, for one plan. A large home renders thousands of files into
+ * a few hundred directories, most of them missing on a new machine: each directory is looked at
+ * once, and nothing in a missing one is. No exceptions either (they cost more than the system call).
+ */
+function destinationProbe(): (path: string) => Probed {
+  /** true: a directory; false: missing; null: something else, or unreadable (let the file's lstat fail). */
+  const dirs = new Map<string, boolean | null>();
+  const isDir = (dir: string): boolean | null => {
+    let known = dirs.get(dir);
+    if (known !== undefined) return known;
+    try {
+      const st = statSync(dir, { throwIfNoEntry: false });
+      // Missing, or a parent that is not a directory (ENOTDIR): ask the parent which.
+      known = st ? st.isDirectory() || null : dirname(dir) === dir ? null : isDir(dirname(dir)) && false;
+    } catch {
+      known = null;
+    }
+    dirs.set(dir, known);
+    return known;
+  };
+  return (path) =>
+    followLinks(path, (p) => {
+      const inDir = isDir(dirname(p));
+      if (inDir === false) return null;
+      if (inDir === true) return lstatSync(p, { throwIfNoEntry: false }) ?? null;
+      return lstatSync(p);
+    });
 }
