@@ -95,24 +95,44 @@ const octal = (mode: number) => `100${mode.toString(8).padStart(3, "0")}`;
  */
 export function planDiff(changes: readonly Change[], paint: Paint): Buffer {
   if (changes.length === 0) return Buffer.from("No changes.\n");
-  const parts: Buffer[] = [];
-  let text = "";
+  // Room for every file and a quarter more (the `+` of each line); it grows if that is not enough.
+  const out = new ByteSink(changes.reduce((n, c) => n + (c.after?.length ?? 0), 0) * 1.25 + 4096);
   for (const c of changes) {
     const note = replacesNote(c);
-    if (note) text += `${painted(paint.header, note)}\n`;
+    if (note) out.text(`${painted(paint.header, note)}\n`);
     const added = wholeNewFile(c);
     if (added) {
-      parts.push(
-        Buffer.from(
-          `${text}${painted(paint.header, "--- /dev/null")}\n${painted(paint.header, `+++ ${c.path}`)}\n`,
-        ),
-      );
-      parts.push(addedLines(added, paint));
-      text = "";
-    } else text += `${changeDiff(c, paint).join("\n")}\n`;
+      out.text(`${painted(paint.header, "--- /dev/null")}\n${painted(paint.header, `+++ ${c.path}`)}\n`);
+      addedLines(added, paint, out);
+    } else out.text(`${changeDiff(c, paint).join("\n")}\n`);
   }
-  parts.push(Buffer.from(text));
-  return Buffer.concat(parts);
+  return out.bytes();
+}
+
+/** Bytes appended to one buffer, which doubles when full. */
+class ByteSink {
+  private buf: Buffer;
+  /** Bytes written so far. */
+  end = 0;
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafe(Math.ceil(capacity));
+  }
+  /** Room for `n` more bytes: the buffer to write them into from `end` (which the writer then moves). */
+  reserve(n: number): Buffer {
+    if (this.end + n > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.end + n));
+      this.buf.copy(next, 0, 0, this.end);
+      this.buf = next;
+    }
+    return this.buf;
+  }
+  text(s: string): void {
+    // At most 3 UTF-8 bytes per UTF-16 code unit.
+    this.end += this.reserve(3 * s.length).write(s, this.end);
+  }
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.end);
+  }
 }
 
 /**
@@ -128,19 +148,16 @@ function wholeNewFile(c: Change): Buffer | null {
 }
 
 /** changeDiff's hunk of a whole new file, from its bytes: `+` and the paint around each line. */
-function addedLines(bytes: Buffer, paint: Paint): Buffer {
+function addedLines(bytes: Buffer, paint: Paint, sink: ByteSink): void {
   let newlines = 0;
   for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) newlines++;
   const eol = bytes[bytes.length - 1] === 0x0a;
   const count = eol ? newlines : newlines + 1;
-  const head = Buffer.from(`${painted(paint.hunk, `@@ -0,0 +${hunkRange(0, count)} @@`)}\n`);
+  sink.text(`${painted(paint.hunk, `@@ -0,0 +${hunkRange(0, count)} @@`)}\n`);
   const open = Buffer.from(`${paint.added[0]}+`);
   const close = Buffer.from(`${paint.added[1]}\n`);
-  const tail = Buffer.from(eol ? "" : `${paint.added[1]}\n${NO_NEWLINE}\n`);
-  const out = Buffer.allocUnsafe(
-    head.length + count * open.length + newlines * close.length + bytes.length - newlines + tail.length,
-  );
-  let at = head.copy(out, 0);
+  const out = sink.reserve(count * open.length + newlines * close.length + bytes.length - newlines);
+  let at = sink.end;
   const put = (b: Buffer) => {
     for (let j = 0; j < b.length; j++) out[at++] = b[j]!;
   };
@@ -155,8 +172,8 @@ function addedLines(bytes: Buffer, paint: Paint): Buffer {
       if (i < last) put(open);
     }
   }
-  put(tail);
-  return out;
+  sink.end = at;
+  if (!eol) sink.text(`${paint.added[1]}\n${NO_NEWLINE}\n`);
 }
 
 const REPLACES = { foreign: "not written by kanon", edited: "changed since kanon last wrote it" };

@@ -108,4 +108,10 @@ describe("diff text of new files, built from their bytes", () => {
       { numRuns: 500 },
     );
   });
+
+  it("grows past its first guess of the size (short lines, large files)", () => {
+    const changes = [change(null, "\n".repeat(30_000)), change(null, "é\n".repeat(20_000))];
+    const lines = changes.flatMap((c) => changeDiff(c, COLOR));
+    expect(planDiff(changes, COLOR).equals(Buffer.from(`${lines.join("\n")}\n`))).toBe(true);
+  });
 });
