@@ -2,7 +2,7 @@
  * The ownership record: what kanon wrote into one destination root (the home directory, or a
  * project). Pure data and hashing; reading and writing it is src/destination/state.ts.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { isPlainObject, sortedKeys } from "../formats/values.js";
 import type { AgentId, MergeSpec } from "../model/types.js";
 
@@ -71,17 +71,26 @@ export function emptyRecord(root: string): OwnershipRecord {
   return { version: RECORD_VERSION, root, files: {}, entries: {}, dirs: [], lastApply: null };
 }
 
+/** One-shot: a plan hashes thousands of small values, and a Hash object per value costs more than the hash. */
 export function sha256(data: Uint8Array | string): string {
-  return createHash("sha256").update(data).digest("hex");
+  return hash("sha256", data, "hex");
 }
 
 /** JSON with object keys sorted: equal values give equal text whatever their key order. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isPlainObject(value))
-    return `{${sortedKeys(value)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(",")}}`;
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? "," : ""}${canonicalJson(value[i])}`;
+    return `${out}]`;
+  }
+  if (isPlainObject(value)) {
+    const keys = sortedKeys(value);
+    let out = "{";
+    for (let i = 0; i < keys.length; i++)
+      out += `${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:${canonicalJson(value[keys[i]!])}`;
+    return `${out}}`;
+  }
   if (typeof value === "bigint") return value.toString();
   if (value instanceof Date) return JSON.stringify(value.toISOString());
   return JSON.stringify(value) ?? "null";
