@@ -107,6 +107,16 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   // Paths kanon deletes: the directories it created for them may go too.
   const deleted: string[] = [];
   const probe = destinationProbe();
+  // Agents share a skill's file contents (one buffer, several destinations): each is hashed once.
+  const hashes = new WeakMap<Uint8Array, string>();
+  const contentHash = (content: Uint8Array) => {
+    let h = hashes.get(content);
+    if (h === undefined) {
+      h = sha256(content);
+      hashes.set(content, h);
+    }
+    return h;
+  };
   for (const file of files) {
     // The record keys the path kanon renders; a symlink there is read and written at its target.
     const path = chooseDestination(file);
@@ -121,7 +131,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       const owned = previous.files[path];
       const change = planWhole(file, target, stat, owned?.sha256);
       const owners = [file.agent, ...(file.sharedWith ?? []), ...others(owned)];
-      record.files[path] = ownedFile(owners, sha256(file.content), octalMode(file.mode));
+      record.files[path] = ownedFile(owners, contentHash(file.content), octalMode(file.mode));
       if (change) changes.push(change);
     }
   }

@@ -149,12 +149,11 @@ export async function validateConfig(
   warnings.push(...hookCheck.warnings);
   config.hooks.forEach((hook, index) => {
     if (hook.enabled === false || hookCheck.invalid.has(index)) return;
-    const where = at("hooks", index);
     for (const agent of agents) {
       const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents);
       if (!d) continue;
       decisions.push(d);
-      if (d.outcome === "omitted" && d.explicit) errors.push(where + omissionError(d));
+      if (d.outcome === "omitted" && d.explicit) errors.push(at("hooks", index) + omissionError(d));
     }
   });
 
@@ -180,9 +179,10 @@ function unsetEnvWarnings(
   const out: { path: (string | number)[]; label: string; name: string }[] = [];
   const check = (path: (string | number)[], value: string | undefined) => {
     if (!value || value === "${REVIEW_SECRET}") return;
-    const label = `config.${path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i > 0 ? "." : ""}${p}`)).join("")}`;
     for (const ref of envRefs(value)) {
-      if (ref.fallback === undefined && !envValue(env, ref.name)) out.push({ path, label, name: ref.name });
+      if (ref.fallback !== undefined || envValue(env, ref.name)) continue;
+      const label = `config.${path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i > 0 ? "." : ""}${p}`)).join("")}`;
+      out.push({ path, label, name: ref.name });
     }
   };
   for (const [name, s] of Object.entries(config.mcp.servers)) {
