@@ -10,6 +10,7 @@ import {
   type HookDecision,
   handlerFieldValue,
   hookEvent,
+  isExplicit,
   omissionError,
   omissionWarning,
   targetsAgent,
@@ -35,7 +36,7 @@ export interface Validation {
   errors: string[];
   /** Warnings about the source itself (hook omissions are derived from `decisions`, see hookWarnings). */
   warnings: string[];
-  /** Every hook × targeted agent decision, in hook order then agent order. */
+  /** Every hook × targeted agent decision (of the agents rendered, see validateConfig), in hook order then agent order. */
   decisions: HookDecision[];
 }
 
@@ -45,6 +46,8 @@ export type Locate = (path: readonly (string | number)[]) => string;
 /**
  * With `locate`, each error about a value in kanon.yaml starts with where it is; the pipeline passes
  * marks and resolves them only when there are messages, so that a valid home is never parsed for positions.
+ * With `rendered`, hooks are decided only for those agents, and for any agent a hook names in its
+ * targets (where a hook it cannot run is an error): the rest would be decided for nothing.
  */
 export async function validateConfig(
   config: KanonConfig,
@@ -53,6 +56,7 @@ export async function validateConfig(
   scope: Scope["kind"],
   env: NodeJS.ProcessEnv,
   locate?: Locate,
+  rendered?: ReadonlySet<string>,
 ): Promise<Validation> {
   const at = (...path: (string | number)[]) => (locate ? `${locate(path)}: ` : "");
   const errors: string[] = [];
@@ -150,6 +154,8 @@ export async function validateConfig(
   config.hooks.forEach((hook, index) => {
     if (hook.enabled === false || hookCheck.invalid.has(index)) return;
     for (const agent of agents) {
+      const id = agent.manifest.id;
+      if (rendered && !rendered.has(id) && !isExplicit(hook.targets, id)) continue;
       const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents);
       if (!d) continue;
       decisions.push(d);
