@@ -117,6 +117,9 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     }
     return h;
   };
+  // The hashes of what kanon writes are for the new record, which only apply reads: they are made
+  // when the record is first read (diff and status never do).
+  const pending: (() => void)[] = [];
   for (const file of files) {
     // The record keys the path kanon renders; a symlink there is read and written at its target.
     const path = chooseDestination(file);
@@ -124,14 +127,18 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     if (file.merge) {
       merged.add(path);
       if (existsSync(target)) await loadCoOwned();
-      const change = planMerged(file, path, target, previous.entries[path], coOwned, record);
+      const change = planMerged(file, path, target, previous.entries[path], coOwned, record, pending);
       if (change) changes.push(change);
       if (change?.action === "delete") deleted.push(path);
     } else {
       const owned = previous.files[path];
       const change = planWhole(file, target, stat, owned?.sha256);
       const owners = [file.agent, ...(file.sharedWith ?? []), ...others(owned)];
-      record.files[path] = ownedFile(owners, contentHash(file.content), octalMode(file.mode));
+      const entry = ownedFile(owners, "", octalMode(file.mode));
+      record.files[path] = entry;
+      pending.push(() => {
+        entry.sha256 = contentHash(file.content);
+      });
       if (change) changes.push(change);
     }
   }
@@ -147,7 +154,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       merge: owned.merge,
       managed: emptyManaged(owned.merge),
     };
-    const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record);
+    const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record, pending);
     if (change) changes.push(change);
     if (change?.action === "delete") deleted.push(path);
   }
@@ -180,7 +187,15 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
 
   const { emptyDirs, kept, warnings } = unneededDirs(previous.dirs, deleted, record);
   record.dirs = [...kept];
-  return { changes, record, emptyDirs, warnings };
+  return {
+    changes,
+    get record() {
+      for (const make of pending.splice(0)) make();
+      return record;
+    },
+    emptyDirs,
+    warnings,
+  };
 }
 
 function planWhole(
@@ -222,7 +237,10 @@ function planWhole(
   };
 }
 
-/** A co-owned file: merged (only kanon's entries change); its record entry goes into `record`. */
+/**
+ * A co-owned file: merged (only kanon's entries change); its record entry goes into `record` (for a
+ * file kanon creates, once `pending` runs).
+ */
 function planMerged(
   file: TargetFile,
   path: string,
@@ -230,12 +248,16 @@ function planMerged(
   previous: OwnedEntries | undefined,
   coOwned: CoOwned | undefined,
   record: OwnershipRecord,
+  pending: (() => void)[],
 ): Change | null {
   const spec = file.merge!;
   const disk = readDestination(target);
   if (!disk) {
     if (isEmptyManaged(file)) return null;
-    record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file), created: true };
+    record.entries[path] = { agent: file.agent, merge: spec, created: true };
+    pending.push(() => {
+      record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file), created: true };
+    });
     return {
       file,
       path: target,
