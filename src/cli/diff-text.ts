@@ -149,30 +149,35 @@ function wholeNewFile(c: Change): Buffer | null {
 
 /** changeDiff's hunk of a whole new file, from its bytes: `+` and the paint around each line. */
 function addedLines(bytes: Buffer, paint: Paint, sink: ByteSink): void {
-  let newlines = 0;
-  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) newlines++;
-  const eol = bytes[bytes.length - 1] === 0x0a;
-  const count = eol ? newlines : newlines + 1;
-  sink.text(`${painted(paint.hunk, `@@ -0,0 +${hunkRange(0, count)} @@`)}\n`);
+  const head = (count: number) => `${painted(paint.hunk, `@@ -0,0 +${hunkRange(0, count)} @@`)}\n`;
   const open = Buffer.from(`${paint.added[0]}+`);
   const close = Buffer.from(`${paint.added[1]}\n`);
-  const out = sink.reserve(count * open.length + newlines * close.length + bytes.length - newlines);
-  let at = sink.end;
+  // The header counts the lines, which the one pass that copies them counts too: they are written
+  // after room for the longest header (there are at most as many lines as bytes), then moved up to it.
+  const room = Buffer.byteLength(head(bytes.length));
+  const out = sink.reserve(room + (bytes.length + 1) * open.length + bytes.length * close.length);
+  const start = sink.end + room;
+  let at = start;
   const put = (b: Buffer) => {
     for (let j = 0; j < b.length; j++) out[at++] = b[j]!;
   };
   put(open);
-  // One pass over the content: a newline ends a line (and starts the next, unless it is the last byte).
+  // A newline ends a line (and starts the next, unless it is the last byte).
+  let newlines = 0;
   const last = bytes.length - 1;
   for (let i = 0; i <= last; i++) {
     const byte = bytes[i]!;
     if (byte !== 0x0a) out[at++] = byte;
     else {
+      newlines++;
       put(close);
       if (i < last) put(open);
     }
   }
-  sink.end = at;
+  const eol = bytes[last] === 0x0a;
+  const headEnd = sink.end + out.write(head(eol ? newlines : newlines + 1), sink.end);
+  out.copyWithin(headEnd, start, at);
+  sink.end = headEnd + (at - start);
   if (!eol) sink.text(`${paint.added[1]}\n${NO_NEWLINE}\n`);
 }
 
