@@ -450,8 +450,10 @@ function destinationProbe(): (path: string) => Probed {
     if (known !== undefined) return known;
     try {
       const st = statSync(dir, { throwIfNoEntry: false });
-      // Missing, or a parent that is not a directory (ENOTDIR): ask the parent which.
-      known = st ? st.isDirectory() || null : dirname(dir) === dir ? null : isDir(dirname(dir)) && false;
+      if (st) known = st.isDirectory() || null;
+      // Missing (its parent is a directory, or missing too), or a parent is not a directory.
+      else if (dirname(dir) !== dir) known = isDir(dirname(dir)) === null ? null : false;
+      else known = null;
     } catch {
       known = null;
     }
