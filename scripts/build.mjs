@@ -8,8 +8,9 @@ import { createHash } from "node:crypto";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { crc32 } from "node:zlib";
 import { build } from "esbuild";
+import { CHECKSUM_WASM, cacheChecksum } from "./cache-checksum.mjs";
+import { lazyJsoncIntern, standIns } from "./esbuild-startup.mjs";
 import { rawText } from "./esbuild-text.mjs";
 import { borrowFromBundle, lendToUiChunk } from "./esbuild-ui-chunk.mjs";
 
@@ -69,6 +70,8 @@ await build({
   footer: { js: "})" },
   plugins: [
     rawText,
+    standIns,
+    lazyJsoncIntern,
     lendToUiChunk({
       borrowed,
       exports: ui.metafile.outputs["dist/kanon-ui.mjs"].exports,
@@ -79,6 +82,10 @@ await build({
 });
 await writeFile("dist/package.json", '{ "type": "commonjs" }\n');
 const bundle = await readFile("dist/kanon-bundle.js", "utf8");
+// The loader reads the bundle as Latin-1, which is exact for ASCII and cheaper than UTF-8 (esbuild
+// escapes every other character: its default charset is ASCII).
+if (/[\u0080-\uffff]/.test(bundle))
+  throw new Error("dist/kanon-bundle.js is not ASCII: the loader reads it as Latin-1");
 // vm.Script runs the bundle without a module loader: an import() left in it would fail at run time.
 if (/(?<![.\w$])import\(/.test(bundle))
   throw new Error("dist/kanon-bundle.js calls import(): bundle that module");
@@ -116,23 +123,32 @@ script.runInThisContext()(exports, require, module, file, dirname(file), (specif
 // V8 rejects a cache made by another V8 version or with other V8 flags, but it checks only the length
 // of the source, and it trusts the bytes: a damaged cache crashes the process. So the cache's name
 // carries the bundle's hash (a loader reads only the cache of its own bundle) and the loader checks
-// the cache's checksum (CRC-32: the cheapest to compute) before V8 sees it. A cache that is missing,
-// damaged or rejected means a plain compile.
+// the cache's checksum (scripts/cache-checksum.mjs) before V8 sees it, reading the cache straight into
+// the WebAssembly memory the checksum runs on. A cache that is missing, damaged or rejected means a
+// plain compile.
 const cacheName = `kanon-bundle-${createHash("sha256").update(bundle).digest("hex").slice(0, 16)}.cache`;
 await writeFile(join("dist", cacheName), cache);
 const loader = `#!/usr/bin/env node
 "use strict";
-const { readFileSync } = require("node:fs");
+const { closeSync, fstatSync, openSync, readFileSync, readSync } = require("node:fs");
 const { join } = require("node:path");
 const { Script } = require("node:vm");
-const { crc32 } = require("node:zlib");
 const file = join(__dirname, "kanon-bundle.js");
 let cachedData;
 try {
-  const data = readFileSync(join(__dirname, ${JSON.stringify(cacheName)}));
-  if (crc32(data) === ${crc32(cache)}) cachedData = data;
+  const fd = openSync(join(__dirname, ${JSON.stringify(cacheName)}), "r");
+  try {
+    const size = fstatSync(fd).size;
+    const memory = new WebAssembly.Memory({ initial: Math.ceil((size + 4) / 65536) });
+    const data = new Uint8Array(memory.buffer, 0, size);
+    const wasm = new WebAssembly.Module(Buffer.from(${JSON.stringify(CHECKSUM_WASM)}, "base64"));
+    const { h } = new WebAssembly.Instance(wasm, { m: { m: memory } }).exports;
+    if (readSync(fd, data, 0, size, 0) === size && h(0, size) === ${cacheChecksum(cache)}) cachedData = data;
+  } finally {
+    closeSync(fd);
+  }
 } catch {}
-const run = new Script(readFileSync(file, "utf8"), { filename: file, cachedData }).runInThisContext();
+const run = new Script(readFileSync(file, "latin1"), { filename: file, cachedData }).runInThisContext();
 run(exports, require, module, file, __dirname, (specifier) => import(specifier));
 `;
 await writeFile("dist/kanon.js", loader);

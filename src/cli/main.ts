@@ -1,5 +1,7 @@
 /** The `kanon` command line: flags and commands, wired to the pipeline. Errors print one line each and exit 1. */
+import { fstatSync, statSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
+import type { Writable } from "node:stream";
 import { Command, Option } from "commander";
 import { AGENT_IDS, AGENTS } from "../agents/index.js";
 import { KanonError } from "../model/types.js";
@@ -268,11 +270,46 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/**
+ * Output to a file or to /dev/null is written synchronously by Node anyway (its SyncWriteStream), but
+ * building that stream loads Node's stream modules, a tenth of a small command's start-up; kanon
+ * writes such output itself. Terminals and pipes keep Node's streams (colour, EPIPE, back-pressure).
+ */
+function fileOutput(fd: number): Writable | undefined {
+  try {
+    const s = fstatSync(fd);
+    const devNull = () => {
+      const n = statSync("/dev/null");
+      return s.isCharacterDevice() && s.rdev === n.rdev;
+    };
+    if (!s.isFile() && !devNull()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const output = {
+    isTTY: false,
+    write(chunk: string | Uint8Array): boolean {
+      if (typeof chunk === "string") writeSync(fd, chunk);
+      else writeSync(fd, chunk);
+      return true;
+    },
+    // The calls commands and the EPIPE handler make on a stream (a file raises no EPIPE).
+    on: () => output,
+    once: () => output,
+    off: () => output,
+  };
+  return output as unknown as Writable;
+}
+
 export function processIo(): Io {
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
+    stdout: fileOutput(1) ?? process.stdout,
+    stderr: fileOutput(2) ?? process.stderr,
+    // Made on first use: Node builds a stream for stdin (on a terminal, a tty socket) when it is
+    // first read, and most commands never read it.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     userHome: process.env.HOME || homedir(),

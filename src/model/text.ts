@@ -50,7 +50,9 @@ export function goQuote(s: string): string {
     else if (ch === "\f") out += "\\f";
     else if (ch === "\v") out += "\\v";
     else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
-    else if (/^[\p{C}\p{Z}]$/u.test(ch) && ch !== " ") {
+    // Printable ASCII needs no Unicode lookup (which makes V8 build ICU sets).
+    else if (cp < 0x7f) out += ch;
+    else if (/^[\p{C}\p{Z}]$/u.test(ch)) {
       out +=
         cp > 0xffff ? `\\U${cp.toString(16).padStart(8, "0")}` : `\\u${cp.toString(16).padStart(4, "0")}`;
     } else out += ch;

@@ -251,8 +251,10 @@ export function shortTag(tag: string | undefined): string {
 // ---------------------------------------------------------------------------------------------
 // Key order: yaml.v3's keyList.Less.
 
-const IS_LETTER = /^\p{L}$/u;
-const IS_DIGIT = /^\p{Nd}$/u;
+// ASCII first: a Unicode property test makes V8 build an ICU set, which costs more than most keys.
+const isLetter = (c: string): boolean =>
+  c < "\x80" ? (c >= "A" && c <= "Z") || (c >= "a" && c <= "z") : /^\p{L}$/u.test(c);
+const isDigit = (c: string): boolean => (c < "\x80" ? c >= "0" && c <= "9" : /^\p{Nd}$/u.test(c));
 
 function reflectKind(v: GoScalar): number {
   if (typeof v === "boolean") return 1;
@@ -289,17 +291,17 @@ function keyLess(a: GoScalar, b: GoScalar): boolean {
     const ca = ar[i]!;
     const cb = br[i]!;
     if (ca === cb) {
-      digits = IS_DIGIT.test(ca);
+      digits = isDigit(ca);
       continue;
     }
-    const al = IS_LETTER.test(ca);
-    const bl = IS_LETTER.test(cb);
+    const al = isLetter(ca);
+    const bl = isLetter(cb);
     if (al && bl) return ca.codePointAt(0)! < cb.codePointAt(0)!;
     if (al || bl) return digits ? al : bl;
     let an = 0n;
     let bn = 0n;
     if (ca === "0" || cb === "0") {
-      for (let j = i - 1; j >= 0 && IS_DIGIT.test(ar[j]!); j--) {
+      for (let j = i - 1; j >= 0 && isDigit(ar[j]!); j--) {
         if (ar[j] !== "0") {
           an = 1n;
           bn = 1n;
@@ -308,11 +310,11 @@ function keyLess(a: GoScalar, b: GoScalar): boolean {
       }
     }
     let ai = i;
-    for (; ai < ar.length && IS_DIGIT.test(ar[ai]!); ai++) {
+    for (; ai < ar.length && isDigit(ar[ai]!); ai++) {
       an = BigInt.asIntN(64, an * 10n + BigInt(ar[ai]!.codePointAt(0)! - 48));
     }
     let bi = i;
-    for (; bi < br.length && IS_DIGIT.test(br[bi]!); bi++) {
+    for (; bi < br.length && isDigit(br[bi]!); bi++) {
       bn = BigInt.asIntN(64, bn * 10n + BigInt(br[bi]!.codePointAt(0)! - 48));
     }
     if (an !== bn) return an < bn;

@@ -38,8 +38,10 @@ export const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"])
  * there), an unpaired surrogate (no UTF-8 for it), and in names (map keys, targets) any control character.
  */
 export function unwritableChar(s: string, isName: boolean): string | null {
+  // A surrogate range in a /u class matches only unpaired surrogates (\p{Cs} would too, but makes
+  // V8 build an ICU set on every run).
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  const m = (isName ? /[\u0000-\u001f\u007f]|\p{Cs}/u : /\u0000|\p{Cs}/u).exec(s);
+  const m = (isName ? /[\u0000-\u001f\u007f]|[\uD800-\uDFFF]/u : /\u0000|[\uD800-\uDFFF]/u).exec(s);
   if (!m) return null;
   const code = m[0].charCodeAt(0);
   const hex = code.toString(16).toUpperCase().padStart(4, "0");

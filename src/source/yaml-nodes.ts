@@ -58,7 +58,8 @@ export interface FastParse {
   aliases: Map<Node, Node | null>;
   /**
    * False when the yaml library may read the text differently: a line break that is a lone CR
-   * (js-yaml ends lines there, the library does not), or a key that is a list or mapping.
+   * (js-yaml ends lines there, the library does not), a key that is a list or mapping, or a
+   * document that is one quoted or block scalar.
    */
   exact: boolean;
 }
@@ -360,7 +361,14 @@ export function parseFast(text: string): FastParse {
   const contents = documents[0]?.node ?? null;
   const aliases = new Map<Node, Node | null>();
   for (const [alias, target] of pendingAliases) aliases.set(alias, target?.node ?? null);
-  const exact = (contents ? verify(contents, values[0], aliases) : true) && !/\r(?!\n)/.test(text);
+  // js-yaml keeps the last line break of a block scalar at the root (`>-` before lines starting in
+  // column 0) that the library and the YAML spec strip; such a file is no kanon.yaml anyway.
+  const quotedOrBlockRoot =
+    contents !== null &&
+    (contents as unknown as Record<symbol, unknown>)[NODE_TYPE] === SCALAR &&
+    (contents as Scalar).type !== "PLAIN";
+  const exact =
+    (contents ? verify(contents, values[0], aliases) : true) && !/\r(?!\n)/.test(text) && !quotedOrBlockRoot;
   return {
     contents: documents[0]?.empty ? null : contents,
     lineCounter: lineCounterOf(text),

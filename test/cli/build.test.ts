@@ -12,9 +12,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Script } from "node:vm";
-import { crc32 } from "node:zlib";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { KANON, ROOT, sandboxEnv } from "../support/cli.js";
+
+// A build script: plain JavaScript without types.
+const untyped = (specifier: string) => import(specifier);
+const { CHECKSUM_WASM, cacheChecksum } = await untyped("../../scripts/cache-checksum.mjs");
 
 const DIST = join(ROOT, "dist");
 const read = (name: string) => readFileSync(join(DIST, name), "utf8");
@@ -47,9 +51,52 @@ describe("the build", () => {
     const name = cacheName();
     const cache = readFileSync(join(DIST, name));
     expect(read("kanon.js")).toContain(JSON.stringify(name));
-    expect(read("kanon.js")).toContain(`crc32(data) === ${crc32(cache)}`);
+    expect(read("kanon.js")).toContain(`h(0, size) === ${cacheChecksum(cache)}`);
     const script = new Script(read("kanon-bundle.js"), { filename: "kanon-bundle.js", cachedData: cache });
     expect(script.cachedDataRejected).toBe(false);
+  });
+});
+
+// The project's TypeScript libraries declare no WebAssembly values.
+const { WebAssembly: Wasm } = globalThis as unknown as {
+  WebAssembly: {
+    Module: new (bytes: Uint8Array) => object;
+    Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+    Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  };
+};
+
+describe("the code cache's checksum", () => {
+  const wasm = new Wasm.Module(Buffer.from(CHECKSUM_WASM, "base64"));
+  const inWasm = (bytes: Uint8Array): number => {
+    const memory = new Wasm.Memory({ initial: Math.ceil((bytes.length + 4) / 65536) });
+    new Uint8Array(memory.buffer).set(bytes);
+    const { h } = new Wasm.Instance(wasm, { m: { m: memory } }).exports as {
+      h: (start: number, end: number) => number;
+    };
+    return h(0, bytes.length);
+  };
+
+  it("is computed by the loader's WebAssembly as by the reference, for any bytes", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => inWasm(bytes) === cacheChecksum(bytes)),
+      { numRuns: 300 },
+    );
+    const cache = readFileSync(join(DIST, cacheName()));
+    expect(inWasm(cache)).toBe(cacheChecksum(cache));
+  });
+
+  it("changes when any byte of the cache changes", () => {
+    const cache = new Uint8Array(readFileSync(join(DIST, cacheName())).subarray(0, 4099));
+    const sum = cacheChecksum(cache);
+    fc.assert(
+      fc.property(fc.nat(cache.length - 1), fc.integer({ min: 1, max: 255 }), (at, flip) => {
+        const damaged = cache.slice();
+        damaged[at] = damaged[at]! ^ flip;
+        return cacheChecksum(damaged) !== sum && inWasm(damaged) !== sum;
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -187,6 +187,16 @@ describe("nodes rebuilt from js-yaml's events", () => {
   });
 });
 
+describe("a document that is one scalar", () => {
+  it("is not vouched for when js-yaml reads a block scalar at the root differently", () => {
+    // js-yaml keeps the final line break that `>-` strips when the scalar's lines start in column 0.
+    const text = ">-\n# c\n  x: 2\n";
+    expect(library(text).doc.toJS()).toBe("# c\n  x: 2");
+    expect(parseFast(text).exact).toBe(false);
+    expect(parseFast("version: 1\nk: >-\n  a\n    b\n").exact).toBe(true);
+  });
+});
+
 describe("bounded work in the positional decoder", () => {
   it("refuses lists or mappings nested past the limit, at the first one, in both decoders", async () => {
     const deep = (n: number) =>
