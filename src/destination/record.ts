@@ -2,7 +2,7 @@
  * The ownership record: what kanon wrote into one destination root (the home directory, or a
  * project). Pure data and hashing; reading and writing it is src/destination/state.ts.
  */
-import { hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { isPlainObject, sortedKeys } from "../formats/values.js";
 import type { AgentId, MergeSpec } from "../model/types.js";
 
@@ -71,9 +71,8 @@ export function emptyRecord(root: string): OwnershipRecord {
   return { version: RECORD_VERSION, root, files: {}, entries: {}, dirs: [], lastApply: null };
 }
 
-/** One-shot: a plan hashes thousands of small values, and a Hash object per value costs more than the hash. */
 export function sha256(data: Uint8Array | string): string {
-  return hash("sha256", data, "hex");
+  return createHash("sha256").update(data).digest("hex");
 }
 
 /** JSON with object keys sorted: equal values give equal text whatever their key order. */
