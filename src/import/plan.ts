@@ -31,7 +31,7 @@ export type Basis = Uint8Array | string | number | null;
 export interface ImportUnit {
   /**
    * The row's identity: `<home>/instructions/<file>`, `<home>/skills/<name>/SKILL.md`,
-   * `<kanon.yaml>#mcp.servers.<name>` or `<kanon.yaml>#hooks.<name>`.
+   * `<kanon.yaml>#skills.git.<provider>`, `<kanon.yaml>#mcp.servers.<name>` or `<kanon.yaml>#hooks.<name>`.
    */
   path: string;
   kind: EntryKind;
@@ -141,6 +141,19 @@ export async function importPlan(state: HomeState, imported: Imported): Promise<
       },
       editsOf("skill", sk.name),
       sk.home === "same" ? [] : skillWrites(state.home, sk),
+    );
+  }
+  for (const e of edits.filter((x) => x.kind === "provider")) {
+    unit(
+      {
+        path: `${state.config}#skills.git.${e.name}`,
+        kind: "provider",
+        name: e.name,
+        agent: agentOf((e.value as string[] | null) ?? undefined),
+        action: "update",
+      },
+      [e],
+      [],
     );
   }
   for (const name of Object.keys(imported.config.mcp.servers)) {

@@ -8,9 +8,9 @@ import { basename, join } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { AGENTS } from "../agents/index.js";
-import { targetsAgent } from "../core/hooks/support.js";
 import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
 import { type FoundServer, importServers } from "../core/import/mcp.js";
+import { readMcpEntry } from "../core/import/mcp-entry.js";
 import { secretWarnings } from "../core/import/secrets.js";
 import { destination } from "../core/render.js";
 import { providerSkillName } from "../core/skill-names.js";
@@ -89,7 +89,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
   const hooks: FoundHooks[] = [];
   for (const agent of o.agents) {
     const m = agent.manifest;
-    if (!m.import || !agent.readMcpServer) {
+    if (!m.import) {
       warnings.push(`${m.displayName} settings are not importable yet`);
       continue;
     }
@@ -194,7 +194,7 @@ function parseDocument(text: string, format: "json" | "jsonc" | "toml"): unknown
 
 function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warnings: string[]): FoundServer[] {
   const m = agent.manifest;
-  const label = m.import!.mcpFile;
+  const { mcpFile: label, mcpEntry } = m.import!;
   const path = [m.mcp.file, ...(m.mcp.alternatives ?? [])]
     .map(at)
     .find((p): p is string => p !== null && statSync(p, { throwIfNoEntry: false }) !== undefined);
@@ -227,7 +227,7 @@ function readMcpFile(agent: Agent, at: (p: ScopedPath) => string | null, warning
       continue;
     }
     for (const name of Object.keys(value).sort(compareBytes)) {
-      const read = agent.readMcpServer!(name, value[name]);
+      const read = readMcpEntry(m.id, mcpEntry, name, value[name]);
       warnings.push(...read.warnings);
       if (read.server) out.push({ agent, name, server: read.server });
     }
@@ -377,7 +377,8 @@ async function importSkills(
 /**
  * Git providers of the existing home whose every child skill an agent has, exactly as kanon renders
  * it, in its own skill root: those skills come back as the provider's entry (kanon.lock pins it),
- * not as local copies. They are taken out of `scanned`.
+ * not as local copies, for every agent that has them, whether the entry targets it yet or not
+ * (`--merge` then widens its targets). They are taken out of `scanned`.
  */
 function providerSkills(
   o: ImportOptions,
@@ -391,7 +392,7 @@ function providerSkills(
     for (const agent of o.agents) {
       const id = agent.manifest.id;
       const own = scanned.find((x) => x.id === id && x.root === ownRoots.get(id));
-      if (!own || !targetsAgent(provider.targets, id) || provider.children.length === 0) continue;
+      if (!own || provider.children.length === 0) continue;
       const names = provider.children.map((child) => {
         const name = providerSkillName(agent.manifest.skills.providerNaming, provider.name, child.name);
         const files = child.files.map((f) =>

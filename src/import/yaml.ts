@@ -6,6 +6,7 @@
 import {
   Document,
   isMap,
+  isNode,
   isScalar,
   isSeq,
   type Node,
@@ -19,6 +20,7 @@ import { deepEqual } from "../formats/values.js";
 import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { instructionPath } from "../model/config.js";
 import { KanonError } from "../model/types.js";
+import { providerName } from "../providers/name.js";
 
 const SKILL_FIELDS = ["name", "path", "git", "include", "exclude", "targets", "enabled"] as const;
 const SERVER_FIELDS = [
@@ -129,13 +131,13 @@ export interface SkillMerge {
   home: "missing" | "same" | "differs";
 }
 
-/** What an import entry is: an instruction file, a skill, an MCP server or a hook. */
-export type EntryKind = "agents" | "instructions" | "skill" | "mcp" | "hook";
+/** What an import entry is: an instruction file, a skill, a git skill provider, an MCP server or a hook. */
+export type EntryKind = "agents" | "instructions" | "skill" | "provider" | "mcp" | "hook";
 
 /** One change to the kanon.yaml document, decided from the configs alone (no parsing). */
 export interface MergeEdit {
   kind: EntryKind;
-  /** The instruction file's path, or the skill's, server's or hook's name. */
+  /** The instruction file's path, or the skill's, provider's, server's or hook's name. */
   name: string;
   /** One line for the report: `added mcp server "docs"`. */
   change: string;
@@ -267,16 +269,40 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
         doc.addIn(["skills"], node(doc, plainSkill({ name: sk.name, targets })));
       });
     } else if (targets) {
-      edit(`set skill ${JSON.stringify(sk.name)} targets to ${targets.join(", ")}`, (doc) => {
-        const list = doc.createNode(targets);
-        list.flow = true;
-        doc.setIn(["skills", i, "targets"], list);
-      });
+      edit(`set skill ${JSON.stringify(sk.name)} targets to ${targets.join(", ")}`, (doc) =>
+        setTargets(doc, i, targets),
+      );
     } else {
       edit(`skill ${JSON.stringify(sk.name)} now renders for every agent`, (doc) =>
         doc.deleteIn(["skills", i, "targets"]),
       );
     }
+  }
+
+  // Git skill providers: the home's own entries (import only finds those), found for more agents
+  // than they target, widen their targets like a skill with the same files.
+  for (const sk of m.imported.skills) {
+    if (!sk.git) continue;
+    const same = (e: SkillEntry) =>
+      deepEqual(plainSkill({ ...e, targets: [] }), plainSkill({ ...sk, targets: [] }));
+    const i = m.existing.skills.findIndex((e) => e.git && same(e));
+    if (i < 0) continue;
+    const ours = m.existing.skills[i]!.targets;
+    if (covers(ours, sk.targets)) continue;
+    const targets = unionTargets(ours, sk.targets);
+    // The home's providers all have valid names (import found this one); the URL may hold credentials.
+    const named = providerName(sk, process.env);
+    const name = named.ok ? named.name : `skills[${i}]`;
+    const edit = (change: string, apply: (doc: Document) => void) =>
+      edits.push({ kind: "provider", name, change, replaces: false, value: targets ?? null, apply });
+    if (targets)
+      edit(`set skill provider ${JSON.stringify(name)} targets to ${targets.join(", ")}`, (doc) =>
+        setTargets(doc, i, targets),
+      );
+    else
+      edit(`skill provider ${JSON.stringify(name)} now renders for every agent`, (doc) =>
+        doc.deleteIn(["skills", i, "targets"]),
+      );
   }
 
   // MCP servers.
@@ -327,6 +353,18 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
     }
   }
   return { edits, conflicts };
+}
+
+/** Skill entry `i`'s targets, as a flow list that keeps the comments of the one it replaces. */
+function setTargets(doc: Document, i: number, targets: string[]): void {
+  const list = doc.createNode(targets);
+  list.flow = true;
+  const old = doc.getIn(["skills", i, "targets"], true);
+  if (isNode(old)) {
+    list.comment = old.comment;
+    list.commentBefore = old.commentBefore;
+  }
+  doc.setIn(["skills", i, "targets"], list);
 }
 
 /** Whether an entry for `ours` agents already renders for every agent in `theirs`. */

@@ -179,6 +179,48 @@ export interface ImportLabel {
   secretPath: string;
 }
 
+/**
+ * How import reads one key of a native MCP entry: the kind of value it holds and the neutral field it
+ * fills (kanon.yaml's name). A value of another kind is skipped, with a warning naming the kind.
+ */
+export type McpField =
+  | { kind: "string"; to: "command" | "url" | "bearer_token_env_var" | "default_approval" }
+  | { kind: "strings"; to: "args" | "env_vars" | "enabled_tools" | "disabled_tools" }
+  /** A map of strings: the server's environment. */
+  | { kind: "env" }
+  /**
+   * A map of strings: literal headers. With `envRefs`, a value that is one whole reference is an env
+   * header; with `bearer`, `Authorization: Bearer <reference>` (that spelling, or the name in any
+   * case) is bearer_token_env_var.
+   */
+  | { kind: "headers"; envRefs?: boolean; bearer?: "Authorization" | "any case" }
+  /** A map of header → variable name: env_headers as they are. */
+  | { kind: "env headers" }
+  /** A whole number of seconds (0 too). */
+  | { kind: "seconds"; to: "startup_timeout_sec" | "tool_timeout_sec" }
+  /** Milliseconds: a whole number of seconds in them (`exact`), or any number rounded up to seconds. */
+  | { kind: "milliseconds"; to: "startup_timeout_sec" | "tool_timeout_sec"; round: "exact" | "up" }
+  | { kind: "boolean"; to: "opencode_enabled" }
+  /**
+   * The transport, from these values only: each gives the neutral `type` kanon writes for it, or null
+   * when it follows from command/url (kanon writes it itself). `any`: every string is the type.
+   */
+  | { kind: "transport"; values: Record<string, "sse" | null> | "any" }
+  /** A command line as a string, or a list whose first item is the command and the rest its args. */
+  | { kind: "command list" }
+  /** Codex's per-tool table (`tools.<t>.approval_mode`, …). */
+  | { kind: "tools" };
+
+/** How import reads the agent's MCP entries back (one shared reader goes through this table). */
+export interface McpEntryRead {
+  /** Native key → what it holds. Any other key is skipped with a warning. */
+  fields: Record<string, McpField>;
+  /** How the entry spells an environment reference: `${NAME}` (the default) or OpenCode's `{env:NAME}`. */
+  envRef?: "${NAME}" | "{env:NAME}";
+  /** A `type` the render writes anyway (http with a url, else stdio) is not worth a line in kanon.yaml. */
+  omitImpliedType?: boolean;
+}
+
 /** What `kanon import` reads besides the render destinations, and how its messages name the files. */
 export interface ImportData {
   /** Read when the agent's own instruction file is missing or blank (OpenCode also reads CLAUDE.md). */
@@ -186,6 +228,7 @@ export interface ImportData {
   /** Skill roots scanned after skills.root: other roots the agent also reads. */
   skillRoots?: ScopedPath[];
   mcpFile: ImportLabel;
+  mcpEntry: McpEntryRead;
   hookFile?: ImportLabel;
 }
 
@@ -283,8 +326,6 @@ export interface Agent {
   mcpServer(server: McpServer): Record<string, unknown>;
   /** The native hook file for the hooks the support check let through; null when there are none. */
   hookFile(hooks: NativeHook[]): HookFile | null;
-  /** Import: one entry under `manifest.mcp.key` back to a neutral server. */
-  readMcpServer?(name: string, entry: unknown): McpRead;
   /** Import: warnings for a top-level MCP-file key other than `manifest.mcp.key`; null for the default. */
   readOtherMcpKey?(key: string, value: unknown): string[] | null;
   /** Import: the hooks in the agent's hook file (at `path`). Throws on text it cannot parse. */

@@ -8,43 +8,29 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo, skillMd } from "../providers/helpers.js";
-import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
+import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
 
-let s: Sandbox;
-let kh: string;
-beforeEach(() => {
-  s = sandbox();
-  kh = join(s.work, "kanon-home");
-});
-afterEach(() => s.cleanup());
-
-/** Files under $HOME. */
-const machine = (files: Record<string, string>) => {
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(s.home, rel)), { recursive: true });
-    writeFileSync(join(s.home, rel), content);
-  }
-};
-const k = (...args: string[]) => s.run(["--home", kh, ...args]);
+const s = sandboxPerTest();
+const { k, writeFiles: machine } = s;
 const warnings = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("warning: "));
-const listFiles = (dir: string): string[] =>
-  existsSync(dir)
-    ? readdirSync(dir, { recursive: true, withFileTypes: true })
-        .filter((e) => !e.isDirectory())
-        .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-        .sort()
-    : [];
 const snapshot = (dir: string) =>
   Object.fromEntries(listFiles(dir).map((f) => [f, readFileSync(join(dir, f), "latin1")]));
+/** A home applied to the sandbox's $HOME (or `project`): what kanon wrote, for import to read back. */
+const applied = (yaml: string, project?: string) => {
+  const home = join(s.work, "h");
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, "kanon.yaml"), yaml);
+  const scope = project ? ["--project", project] : [];
+  expect(s.run(["--home", home, ...scope, "apply", "--yes"]).status).toBe(0);
+};
 
 describe("import on a machine kanon applied and the user edited", () => {
   beforeEach(() => {
@@ -52,8 +38,7 @@ describe("import on a machine kanon applied and the user edited", () => {
     cpSync(join(ROOT, "examples/home"), example, { recursive: true });
     expect(s.run(["--home", example, "apply", "--yes"]).status).toBe(0);
     // The user's own settings in the files kanon shares with the agents.
-    const add = (rel: string, edit: (t: string) => string) =>
-      writeFileSync(join(s.home, rel), edit(readFileSync(join(s.home, rel), "utf8")));
+    const add = (rel: string, edit: (t: string) => string) => s.write(rel, edit(s.read(rel)));
     add(
       ".codex/config.toml",
       (t) => `# my Codex settings\nmodel = "gpt-5" # pinned\n\n[profiles.fast]\nmodel = "mini"\n\n${t}`,
@@ -79,8 +64,8 @@ describe("import on a machine kanon applied and the user edited", () => {
         "",
       ].join("\n"),
     );
-    expect(r).toMatchObject({ status: 0, stdout: `Wrote imported config to ${join(kh, "kanon.yaml")}\n` });
-    const yaml = readFileSync(join(kh, "kanon.yaml"), "utf8");
+    expect(r).toMatchObject({ status: 0, stdout: `Wrote imported config to ${join(s.kh, "kanon.yaml")}\n` });
+    const yaml = s.readHome("kanon.yaml");
     expect(yaml).toContain(
       "  - name: guard-rm\n    event: PreToolUse\n    matcher: Bash\n    command: /usr/local/bin/guard\n    args: [--deny, rm -rf /]\n    timeout: 10\n",
     );
@@ -90,7 +75,7 @@ describe("import on a machine kanon applied and the user edited", () => {
     expect(k("diff").stdout).toBe("No changes.\n");
     expect(k("apply", "--yes").status).toBe(0);
     expect(snapshot(s.home)).toEqual(before);
-    expect(statSync(join(kh, "skills/review/SKILL.md")).isFile()).toBe(true);
+    expect(statSync(join(s.kh, "skills/review/SKILL.md")).isFile()).toBe(true);
   });
 
   it("project scope: --project reads the project's files; diff --project then says No changes.", () => {
@@ -98,7 +83,7 @@ describe("import on a machine kanon applied and the user edited", () => {
     const project = join(s.work, "project");
     expect(s.run(["--home", example, "--project", project, "apply", "--yes"]).status).toBe(0);
     expect(k("--project", project, "import", "--write").status).toBe(0);
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("  - name: guard-rm\n");
+    expect(s.readHome("kanon.yaml")).toContain("  - name: guard-rm\n");
     expect(k("--project", project, "diff").stdout).toBe("No changes.\n");
   });
 
@@ -109,7 +94,7 @@ describe("import on a machine kanon applied and the user edited", () => {
       /^version: 1\ninstructions:\n {2}files:\n {4}- instructions\/imported.md\nmcp:\n/,
     );
     expect(r.stdout).toContain("metadata:\n  generated_by: kanon import\n");
-    expect(existsSync(kh)).toBe(false);
+    expect(existsSync(s.kh)).toBe(false);
     expect(k("add").stdout).toBe(r.stdout);
   });
 });
@@ -129,7 +114,7 @@ describe("the reference's import behaviour", () => {
       'warning: skipped unsupported claude settings field "api_key"',
       'warning: skipped unsupported claude settings field "claudeCodeFirstTokenDate"',
     ]);
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("TOKEN: ghp_abc123");
+    expect(s.readHome("kanon.yaml")).toContain("TOKEN: ghp_abc123");
     expect(k("validate").stdout).toBe("kanon.yaml is valid.\n");
   });
 
@@ -160,17 +145,16 @@ describe("the reference's import behaviour", () => {
 
   it("--write refuses an existing kanon.yaml without --force and touches nothing", () => {
     machine({ ".claude/CLAUDE.md": "Rules\n" });
-    mkdirSync(kh);
-    writeFileSync(join(kh, "kanon.yaml"), "version: 1\n");
+    s.writeHome("version: 1\n");
     const r = k("import", "--write");
     expect(r).toMatchObject({
       status: 1,
-      stderr: `${join(kh, "kanon.yaml")} already exists; re-run import with --force to replace it\n`,
+      stderr: `${join(s.kh, "kanon.yaml")} already exists; re-run import with --force to replace it\n`,
     });
-    expect(listFiles(kh)).toEqual(["kanon.yaml"]);
+    expect(listFiles(s.kh)).toEqual(["kanon.yaml"]);
     expect(k("import", "--write", "--force").status).toBe(0);
-    expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe("Rules\n");
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("instructions/imported.md");
+    expect(s.readHome("instructions/imported.md")).toBe("Rules\n");
+    expect(s.readHome("kanon.yaml")).toContain("instructions/imported.md");
   });
 
   describe("instructions", () => {
@@ -190,18 +174,16 @@ describe("the reference's import behaviour", () => {
     });
     it("merge joins every text; an agent policy picks its text; skip imports none", () => {
       k("import", "--write", "--instruction-policy", "merge");
-      expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe(
-        "Codex rules\n\nClaude rules\n\nOpenCode rules\n",
-      );
+      expect(s.readHome("instructions/imported.md")).toBe("Codex rules\n\nClaude rules\n\nOpenCode rules\n");
       expect(k("import", "--write", "--force", "--instruction-policy", "opencode").status).toBe(0);
-      expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe("OpenCode rules\n");
+      expect(s.readHome("instructions/imported.md")).toBe("OpenCode rules\n");
       expect(k("import", "--instruction-policy", "skip").stdout).not.toContain("instructions");
     });
     it("per-agent keeps each agent's text for that agent, and diff says No changes.", () => {
-      writeFileSync(join(s.home, ".config/opencode/AGENTS.md"), "Codex rules\n");
+      s.write(".config/opencode/AGENTS.md", "Codex rules\n");
       const r = k("import", "--write", "--instruction-policy", "per-agent");
       expect(r.status).toBe(0);
-      expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+      expect(s.readHome("kanon.yaml")).toContain(
         "instructions:\n  files:\n    - path: instructions/codex.md\n      targets: [codex, opencode]\n    - path: instructions/claude.md\n      targets: [claude]\n",
       );
       expect(k("diff").stdout).toBe("No changes.\n");
@@ -223,9 +205,9 @@ describe("the reference's import behaviour", () => {
       chmodSync(join(s.home, root, "review/run.sh"), 0o755);
     const r = k("import", "--write");
     expect(r.stdout).toContain("Wrote");
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).not.toContain("skills:");
-    expect(listFiles(join(kh, "skills"))).toEqual(["review/SKILL.md", "review/run.sh"]);
-    expect(statSync(join(kh, "skills/review/run.sh")).mode & 0o777).toBe(0o755);
+    expect(s.readHome("kanon.yaml")).not.toContain("skills:");
+    expect(listFiles(join(s.kh, "skills"))).toEqual(["review/SKILL.md", "review/run.sh"]);
+    expect(statSync(join(s.kh, "skills/review/run.sh")).mode & 0o777).toBe(0o755);
     expect(k("diff").stdout).toBe("No changes.\n");
   });
 
@@ -339,7 +321,7 @@ describe("the reference's import behaviour", () => {
     });
     const r = k("import", "--write");
     expect(warnings(r.stderr)).toEqual(['warning: skipped unsupported opencode config field "model"']);
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+    expect(s.readHome("kanon.yaml")).toContain(
       [
         "      command: ctx",
         "      args: [--stdio]",
@@ -349,7 +331,7 @@ describe("the reference's import behaviour", () => {
         "      targets: [opencode]",
       ].join("\n"),
     );
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+    expect(s.readHome("kanon.yaml")).toContain(
       [
         "    remote:",
         "      url: https://mcp.example.com",
@@ -373,8 +355,8 @@ describe("the reference's import behaviour", () => {
     machine({ ".claude/CLAUDE.md": "Claude rules\n", ".agents/skills/review/SKILL.md": "r\n" });
     const r = k("--agent", "opencode", "import", "--write");
     expect(r.status).toBe(0);
-    expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe("Claude rules\n");
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+    expect(s.readHome("instructions/imported.md")).toBe("Claude rules\n");
+    expect(s.readHome("kanon.yaml")).toContain(
       "instructions:\n  files:\n    - instructions/imported.md\nskills:\n  - name: review\n    targets: [opencode]\n",
     );
   });
@@ -388,22 +370,16 @@ describe("the reference's import behaviour", () => {
       }),
     });
     expect(k("import", "--write").status).toBe(0);
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
-      "      env_headers:\n        Authorization: AUTHORIZATION\n",
-    );
+    expect(s.readHome("kanon.yaml")).toContain("      env_headers:\n        Authorization: AUTHORIZATION\n");
     expect(k("--agent", "claude", "render").stdout).toContain('"Authorization": "${AUTHORIZATION}"');
   });
 });
 
 describe("hooks through the manifests", () => {
   it("kanon's own OpenCode plugin comes back as the neutral hooks; other plugins are listed", () => {
-    const home = join(s.work, "h");
-    mkdirSync(home);
-    writeFileSync(
-      join(home, "kanon.yaml"),
+    applied(
       "version: 1\nhooks:\n  - name: fmt\n    event: PostToolUse\n    matcher: Edit|Write\n    command: fmt\n    args: [-w]\n    timeout: 20\n    targets: [opencode]\n  - name: shells\n    event: PreToolUse\n    matcher: Bash\n    command: guard\n    targets: [opencode]\n",
     );
-    expect(s.run(["--home", home, "apply", "--yes"]).status).toBe(0);
     machine({ ".config/opencode/plugins/mine.js": "export default {}\n" });
     const r = k("import");
     expect(r.stdout).toContain(
@@ -515,20 +491,20 @@ describe("bad input", () => {
       `warning: skipped skill ${join(s.home, ".claude/skills/linked")}: it is a symlink to a folder kanon does not manage; copy it into the Kanon home to import it`,
       `warning: skipped skill ${join(s.home, ".claude/skills/linky")}: ${join(s.home, ".claude/skills/linky/ref.md")} is a symlink`,
     ]);
-    expect(listFiles(join(kh, "skills"))).toEqual(["ok/SKILL.md"]);
+    expect(listFiles(join(s.kh, "skills"))).toEqual(["ok/SKILL.md"]);
   });
 
   it("a failing import writes nothing to the Kanon home", () => {
     machine({ ".codex/AGENTS.md": "a\n", ".claude/CLAUDE.md": "b\n" });
     expect(k("import", "--write").status).toBe(1);
-    expect(existsSync(kh)).toBe(false);
+    expect(existsSync(s.kh)).toBe(false);
   });
 });
 
 it("--merge needs an existing kanon.yaml", () => {
   expect(k("import", "--merge")).toMatchObject({
     status: 1,
-    stderr: `${join(kh, "kanon.yaml")} does not exist; --merge adds to an existing home (use --write to create one)\n`,
+    stderr: `${join(s.kh, "kanon.yaml")} does not exist; --merge adds to an existing home (use --write to create one)\n`,
   });
 });
 
@@ -549,8 +525,7 @@ hooks:
   command: /bin/guard
 `;
   beforeEach(() => {
-    mkdirSync(kh);
-    writeFileSync(join(kh, "kanon.yaml"), HOME_YAML);
+    s.writeHome(HOME_YAML);
     machine({
       ".claude.json": JSON.stringify({
         mcpServers: { github: { command: "github-mcp", args: ["--new"] }, docs: { command: "docs" } },
@@ -567,7 +542,7 @@ hooks:
   // The yaml library keeps comments, key order, blank lines and the flush list style; only the
   // spaces before a trailing comment are normalised to one.
   it("previews: new entries added, differing ones shown as conflicts, comments and layout kept", () => {
-    const r = s.run(["--home", kh, "--agent", "claude", "import", "--merge"]);
+    const r = k("--agent", "claude", "import", "--merge");
     expect(r.status).toBe(0);
     expect(r.stderr).toBe(
       'conflict: mcp server "github" differs from kanon.yaml; kept kanon.yaml\'s (--force replaces it)\n  kanon.yaml: {"command":"github-mcp","targets":["claude"]}\n  imported:   {"command":"github-mcp","args":["--new"],"targets":["claude"]}\n',
@@ -594,23 +569,23 @@ hooks:
   command: notify
   targets: [claude]
 `);
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(HOME_YAML);
+    expect(s.readHome("kanon.yaml")).toBe(HOME_YAML);
   });
 
   it("--write writes it; --force replaces the differing entries", () => {
-    const r = s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write"]);
+    const r = k("--agent", "claude", "import", "--merge", "--write");
     expect(r.stdout).toBe(
-      `added mcp server "docs"\nadded hook "notify"\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+      `added mcp server "docs"\nadded hook "notify"\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
     );
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain("    docs:\n      command: docs\n");
-    const f = s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write", "--force"]);
+    expect(s.readHome("kanon.yaml")).toContain("    docs:\n      command: docs\n");
+    const f = k("--agent", "claude", "import", "--merge", "--write", "--force");
     expect(f.stdout).toBe(
-      `replaced mcp server "github"\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+      `replaced mcp server "github"\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
     );
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toContain(
+    expect(s.readHome("kanon.yaml")).toContain(
       "    github:\n      command: github-mcp\n      args: [--new]\n",
     );
-    expect(s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write"]).stdout).toBe(
+    expect(k("--agent", "claude", "import", "--merge", "--write").stdout).toBe(
       "Nothing to import: the Kanon home already has everything found.\n",
     );
   });
@@ -618,49 +593,40 @@ hooks:
 
 describe("import --merge of skills", () => {
   it("skills: new ones added, the same files for more agents widen targets, different files conflict", () => {
-    mkdirSync(kh);
-    writeFileSync(join(kh, "kanon.yaml"), "version: 1\nskills:\n  - name: review\n    targets: [codex]\n");
-    for (const [rel, text] of Object.entries({
+    s.writeHome("version: 1\nskills:\n  - name: review\n    targets: [codex]\n", {
       "skills/review/SKILL.md": "review\n",
       "skills/lint/SKILL.md": "lint, home version\n",
-    })) {
-      mkdirSync(dirname(join(kh, rel)), { recursive: true });
-      writeFileSync(join(kh, rel), text);
-    }
+    });
     machine({
       ".claude/skills/review/SKILL.md": "review\n",
       ".claude/skills/lint/SKILL.md": "lint, this machine\n",
       ".claude/skills/commit/SKILL.md": "commit\n",
     });
-    const r = s.run(["--home", kh, "--agent", "claude", "import", "--merge", "--write"]);
+    const r = k("--agent", "claude", "import", "--merge", "--write");
     expect(r.stderr).toBe(
       `conflict: skill "lint" differs from skills/lint/ in the Kanon home; kept the home's (--force replaces it)\n`,
     );
     expect(r.stdout).toBe(
-      `added skill entry "commit"\nset skill "review" targets to codex, claude\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+      `added skill entry "commit"\nset skill "review" targets to codex, claude\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
     );
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+    expect(s.readHome("kanon.yaml")).toBe(
       "version: 1\nskills:\n  - name: review\n    targets: [codex, claude]\n  - name: commit\n    targets: [claude]\n",
     );
-    expect(readFileSync(join(kh, "skills/lint/SKILL.md"), "utf8")).toBe("lint, home version\n");
-    expect(readFileSync(join(kh, "skills/commit/SKILL.md"), "utf8")).toBe("commit\n");
+    expect(s.readHome("skills/lint/SKILL.md")).toBe("lint, home version\n");
+    expect(s.readHome("skills/commit/SKILL.md")).toBe("commit\n");
   });
 });
 
 describe("instruction files with targets", () => {
   it("render for their agents only; a plain path is every agent's; targets are validated", () => {
-    mkdirSync(join(kh, "instructions"), { recursive: true });
-    writeFileSync(join(kh, "instructions/all.md"), "All\n");
-    writeFileSync(join(kh, "instructions/claude.md"), "Claude only\n");
-    writeFileSync(
-      join(kh, "kanon.yaml"),
+    s.writeHome(
       "version: 1\ninstructions:\n  files:\n    - instructions/all.md\n    - path: instructions/claude.md\n      targets: [claude]\n",
+      { "instructions/all.md": "All\n", "instructions/claude.md": "Claude only\n" },
     );
     const r = k("render");
     expect(r.stdout).toContain(`==> [claude] ${join(s.home, ".claude/CLAUDE.md")}\nAll\n\nClaude only\n`);
     expect(r.stdout).toContain(`==> [codex] ${join(s.home, ".codex/AGENTS.md")}\nAll\n\n`);
-    writeFileSync(
-      join(kh, "kanon.yaml"),
+    s.writeHome(
       "version: 1\ninstructions:\n  files:\n    - path: instructions/claude.md\n      targets: [vim]\n",
     );
     expect(k("validate")).toMatchObject({
@@ -671,14 +637,6 @@ describe("instruction files with targets", () => {
 });
 
 describe("Gemini CLI and Kimi Code", () => {
-  /** A home for Gemini and Kimi, applied to the sandbox's HOME (or `project`). */
-  const applied = (yaml: string, project?: string) => {
-    const home = join(s.work, "h");
-    mkdirSync(home, { recursive: true });
-    writeFileSync(join(home, "kanon.yaml"), yaml);
-    const scope = project ? ["--project", project] : [];
-    expect(s.run(["--home", home, ...scope, "apply", "--yes"]).status).toBe(0);
-  };
   const HOOKS = `hooks:
   - name: guard
     event: PreToolUse
@@ -704,7 +662,7 @@ describe("Gemini CLI and Kimi Code", () => {
     );
     const r = k("import", "--write");
     expect(r).toMatchObject({ status: 0, stderr: "" });
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+    expect(s.readHome("kanon.yaml")).toBe(
       `version: 1
 agents: [codex, claude, opencode, gemini, kimi]
 mcp:
@@ -759,7 +717,7 @@ metadata:
       project,
     );
     expect(k("--project", project, "import", "--write")).toMatchObject({ status: 0, stderr: "" });
-    const yaml = readFileSync(join(kh, "kanon.yaml"), "utf8");
+    const yaml = s.readHome("kanon.yaml");
     expect(yaml).toContain("    docs:\n      command: docs-mcp\n      targets: [gemini, kimi]\n");
     expect(yaml).toContain("  - name: guard\n");
     expect(k("--project", project, "diff").stdout).toBe("No changes.\n");
@@ -855,7 +813,7 @@ metadata:
     );
     const picked = k("import", "--instruction-policy", "gemini", "--write");
     expect(picked.status).toBe(0);
-    expect(readFileSync(join(kh, "instructions/imported.md"), "utf8")).toBe("Gemini rules\n");
+    expect(s.readHome("instructions/imported.md")).toBe("Gemini rules\n");
     const per = k("import", "--instruction-policy", "per-agent").stdout;
     expect(per).toContain(
       "    - path: instructions/claude.md\n      targets: [claude]\n    - path: instructions/gemini.md\n      targets: [gemini]\n    - path: instructions/kimi.md\n      targets: [kimi]\n",
@@ -870,18 +828,14 @@ metadata:
   });
 
   it("--merge adds the agents found to the home's agents: list", () => {
-    mkdirSync(kh);
-    writeFileSync(
-      join(kh, "kanon.yaml"),
-      "# mine\nversion: 1\n\nmcp:\n  servers:\n    a:\n      command: a\n",
-    );
+    s.writeHome("# mine\nversion: 1\n\nmcp:\n  servers:\n    a:\n      command: a\n");
     machine({ ".gemini/settings.json": JSON.stringify({ mcpServers: { g: { command: "g" } } }) });
     const r = k("import", "--merge", "--write");
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
-      `added gemini to agents (entries without targets render for it too)\nadded mcp server "g"\nMerged imported config into ${join(kh, "kanon.yaml")}\n`,
+      `added gemini to agents (entries without targets render for it too)\nadded mcp server "g"\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
     );
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+    expect(s.readHome("kanon.yaml")).toBe(
       "# mine\nversion: 1\nagents: [codex, claude, opencode, gemini]\n\nmcp:\n  servers:\n    a:\n      command: a\n    g:\n      command: g\n      targets: [gemini]\n",
     );
   });
@@ -895,20 +849,18 @@ describe("git skill providers", () => {
       { "review/SKILL.md": skillMd("review"), "lint/SKILL.md": skillMd("lint"), "lint/run.sh": "lint\n" },
       { name: "team-skills" },
     );
-    mkdirSync(kh);
-    writeFileSync(
-      join(kh, "kanon.yaml"),
+    s.writeHome(
       `version: 1\nagents: [claude, opencode, gemini]\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n`,
     );
     expect(k("lock").status).toBe(0);
     expect(k("apply", "--yes").status).toBe(0);
     // Gemini's copy of one child was edited: for Gemini the provider is no longer what is on disk.
-    writeFileSync(join(s.home, ".gemini/skills/team-skills-lint/run.sh"), "lint --fix\n");
+    s.write(".gemini/skills/team-skills-lint/run.sh", "lint --fix\n");
     machine({ ".claude/skills/mine/SKILL.md": skillMd("mine") });
 
     const r = k("import", "--write", "--force");
     expect(r).toMatchObject({ status: 0, stderr: "" });
-    expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(
+    expect(s.readHome("kanon.yaml")).toBe(
       `version: 1
 agents: [codex, claude, opencode, gemini]
 skills:
@@ -926,7 +878,7 @@ metadata:
   generated_by: kanon import
 `,
     );
-    expect(listFiles(join(kh, "skills"))).toEqual([
+    expect(listFiles(join(s.kh, "skills"))).toEqual([
       "mine/SKILL.md",
       "team-skills-lint/SKILL.md",
       "team-skills-lint/run.sh",
@@ -935,27 +887,54 @@ metadata:
     expect(k("diff").stdout).toBe("No changes.\n");
   });
 
+  it("--merge widens a provider's targets to the agents that have its skills as kanon renders them", () => {
+    const repo = createRepo({ "review/SKILL.md": skillMd("review") }, { name: "team" });
+    const HOME = `# team skills\nversion: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude] # for now\n`;
+    s.writeHome(HOME);
+    expect(k("lock").status).toBe(0);
+    // Another home put the same provider on this machine for OpenCode too.
+    applied(
+      `version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude, opencode]\n`,
+    );
+    expect(s.exists(".config/opencode/skills/team-review/SKILL.md")).toBe(true);
+
+    const r = k("import", "--merge", "--write");
+    expect(r).toMatchObject({
+      status: 0,
+      stderr: "",
+      stdout: `set skill provider "team" targets to claude, opencode\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
+    });
+    expect(s.readHome("kanon.yaml")).toBe(HOME.replace("[claude]", "[claude, opencode]"));
+    // The provider's skills are not copied into the home as local skills.
+    expect(listFiles(join(s.kh, "skills"))).toEqual([]);
+    expect(k("diff").stdout).toBe("No changes.\n");
+    expect(k("import", "--merge", "--write").stdout).toBe(
+      "Nothing to import: the Kanon home already has everything found.\n",
+    );
+
+    // Every agent of the home has them: the entry needs no targets.
+    applied(`version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n`);
+    expect(k("import", "--merge").stdout).toBe(
+      HOME.replace(" # for now\n", "\n").replace("    targets: [claude]\n", ""),
+    );
+    expect(k("import", "--merge", "--write").stdout).toBe(
+      `skill provider "team" now renders for every agent\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
+    );
+  });
+
   it("without a home to read them from, they are local skills", () => {
     const repo = createRepo({ "review/SKILL.md": skillMd("review") }, { name: "team" });
-    const home = join(s.work, "h");
-    mkdirSync(home);
-    writeFileSync(
-      join(home, "kanon.yaml"),
+    applied(
       `version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude]\n`,
     );
-    expect(s.run(["--home", home, "apply", "--yes"]).status).toBe(0);
     expect(k("import").stdout).toBe(
       "version: 1\nskills:\n  - name: team:review\n    targets: [claude]\nmetadata:\n  generated_by: kanon import\n",
     );
   });
 
   it("a provider that does not load is a warning, and its skills are local skills", () => {
-    mkdirSync(kh);
     const url = `file://${join(s.work, "missing.git")}`;
-    writeFileSync(
-      join(kh, "kanon.yaml"),
-      `version: 1\nskills:\n  - git:\n      url: ${url}\n      ref: main\n`,
-    );
+    s.writeHome(`version: 1\nskills:\n  - git:\n      url: ${url}\n      ref: main\n`);
     machine({ ".claude/skills/x/SKILL.md": skillMd("x") });
     const r = k("import");
     expect(r.status).toBe(0);

@@ -7,17 +7,14 @@
  * The kanon.yaml, the warnings and the diff are golden files: `UPDATE_GOLDEN=1 npx vitest run
  * test/import/machine.golden.test.ts` rewrites them; review the diff.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { ROOT, type Sandbox, sandbox } from "../support/cli.js";
+import { expect, it } from "vitest";
+import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
 
 const GOLDEN = join(ROOT, "test/golden/import");
-let s: Sandbox;
-beforeEach(() => {
-  s = sandbox();
-});
-afterEach(() => s.cleanup());
+const s = sandboxPerTest();
+const { k } = s;
 const machine = (name: string) =>
   cpSync(join(ROOT, "test/fixtures/import", name), s.home, { recursive: true });
 
@@ -30,43 +27,31 @@ const golden = (name: string, text: string) => {
 
 it("imports a realistic machine: kanon.yaml, files and warnings", () => {
   machine("machine");
-  const kh = join(s.work, "kh");
-  const r = s.run(["--home", kh, "import", "--write", "--instruction-policy", "per-agent"]);
+  const r = k("import", "--write", "--instruction-policy", "per-agent");
   expect(r.status).toBe(0);
-  golden("machine.kanon.yaml", readFileSync(join(kh, "kanon.yaml"), "utf8"));
+  golden("machine.kanon.yaml", s.readHome("kanon.yaml"));
   golden("machine.warnings", r.stderr.replaceAll(s.home, "~"));
-  const files = readdirSync(kh, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(kh.length + 1))
-    .sort();
-  expect(files).toEqual([
+  expect(listFiles(s.kh)).toEqual([
     "instructions/codex.md",
     "instructions/opencode.md",
     "kanon.yaml",
     "skills/commit/SKILL.md",
     "skills/review/SKILL.md",
   ]);
-  expect(readFileSync(join(kh, "instructions/opencode.md"), "utf8")).toBe(
-    "# OpenCode rules\n\nPrefer small diffs.\n",
-  );
+  expect(s.readHome("instructions/opencode.md")).toBe("# OpenCode rules\n\nPrefer small diffs.\n");
   // Everything it imported renders back as it is on the machine: the hand-written hook files'
   // handlers are adopted where they are (layout and the two-handler group kept).
-  const diff = s.run(["--home", kh, "diff"], { env: { GITHUB_TOKEN: "x" } }).stdout;
+  const diff = s.run(["--home", s.kh, "diff"], { env: { GITHUB_TOKEN: "x" } }).stdout;
   expect(diff).toBe("No changes.\n");
 });
 
 it("imports Gemini CLI and Kimi Code: agents: lists them, kanon's hooks come back, the rest is reported", () => {
   machine("gemini-kimi");
-  const kh = join(s.work, "kh");
-  const r = s.run(["--home", kh, "import", "--write"]);
+  const r = k("import", "--write");
   expect(r.status).toBe(0);
-  golden("gemini-kimi.kanon.yaml", readFileSync(join(kh, "kanon.yaml"), "utf8"));
+  golden("gemini-kimi.kanon.yaml", s.readHome("kanon.yaml"));
   golden("gemini-kimi.warnings", r.stderr.replaceAll(s.home, "~"));
-  const files = readdirSync(kh, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(kh.length + 1))
-    .sort();
-  expect(files).toEqual([
+  expect(listFiles(s.kh)).toEqual([
     "instructions/imported.md",
     "kanon.yaml",
     "skills/deploy/SKILL.md",
@@ -74,10 +59,10 @@ it("imports Gemini CLI and Kimi Code: agents: lists them, kanon's hooks come bac
     "skills/lint/SKILL.md",
     "skills/notes/SKILL.md",
   ]);
-  expect(statSync(join(kh, "skills/deploy/scripts/deploy.sh")).mode & 0o777).toBe(0o755);
+  expect(statSync(join(s.kh, "skills/deploy/scripts/deploy.sh")).mode & 0o777).toBe(0o755);
   // What it reported as skipped is all that diff would change: the server fields kanon does not
   // write and kanon's own hook on an event it cannot express. The user's hooks stay where they are.
-  const diff = s.run(["--home", kh, "diff"], { env: { GITHUB_TOKEN: "x" } });
+  const diff = s.run(["--home", s.kh, "diff"], { env: { GITHUB_TOKEN: "x" } });
   golden("gemini-kimi.diff", diff.stdout.replaceAll(s.home, "~"));
   expect(diff.stdout).not.toContain("secret-scan");
   expect(diff.stdout).not.toContain("notify-send");

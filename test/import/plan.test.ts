@@ -20,7 +20,7 @@ import { AGENT_IDS } from "../../src/agents/index.js";
 import { applyChanges } from "../../src/destination/apply.js";
 import { type HomeWrite, homeChange, type ImportUnit, importPlan } from "../../src/import/plan.js";
 import type { Imported } from "../../src/import/read.js";
-import type { KanonConfig } from "../../src/model/config.js";
+import type { KanonConfig, SkillEntry } from "../../src/model/config.js";
 import { loadConfig, normalizeConfig } from "../../src/source/load.js";
 
 let home: string;
@@ -120,6 +120,22 @@ describe("the import plan", () => {
     expect(text(w[0]!)).toBe(
       "# my home\nversion: 1\ninstructions:\n  files: [instructions/mine.md]\nhooks:\n- name: my-guard # same hook\n  event: PreToolUse\n  command: /bin/guard\nmcp:\n  servers:\n    github:\n      command: github-mcp\n      targets: [claude]\n",
     );
+  });
+
+  it("a git provider of the home found for more agents is a unit that widens its targets", async () => {
+    const git = "version: 1\nskills:\n  - git:\n      url: https://example.com/team.git\n      ref: main\n";
+    put("kanon.yaml", `${git}    targets: [claude] # for now\n`);
+    const provider = { git: { url: "https://example.com/team.git", ref: "main" } };
+    const only = (skill: SkillEntry) => found({ instructions: { files: [] }, skills: [skill] }, []);
+    const p = await plan(only({ ...provider, targets: ["claude", "opencode"] }));
+    expect(rows(p.units)).toEqual([
+      "create all kanon.yaml#hooks.guard",
+      "create claude kanon.yaml#mcp.servers.github",
+      "update all kanon.yaml#skills.git.team",
+    ]);
+    expect(text(p.units[2]!.writes()[0]!)).toBe(`${git}    targets: [claude, opencode] # for now\n`);
+    const all = await plan(only(provider));
+    expect(text(all.units[2]!.writes()[0]!)).toBe(git);
   });
 
   it("marks a unit that replaces a different entry or skill of the home's", async () => {

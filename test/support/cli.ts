@@ -86,9 +86,13 @@ export interface KanonSandbox extends Sandbox {
   k(...args: string[]): Run;
   /** Writes kanon.yaml, and `files` (paths relative to the Kanon home), into the Kanon home. */
   writeHome(yaml: string | Buffer, files?: Record<string, string>): void;
+  /** A file in the Kanon home (`rel` relative to it), as text. */
+  readHome(rel: string): string;
   /** A file under $HOME (`rel` relative to it): read as text, written (folders made), there or not. */
   read(rel: string): string;
   write(rel: string, content: string): void;
+  /** Files under $HOME (paths relative to it), folders made: a machine's settings. */
+  writeFiles(files: Record<string, string>): void;
   exists(rel: string): boolean;
 }
 
@@ -125,10 +129,14 @@ export function sandboxPerTest(setup?: (s: KanonSandbox) => void): KanonSandbox 
         writeFileSync(join(kh(), rel), content);
       }
     },
+    readHome: (rel) => readFileSync(join(kh(), rel), "utf8"),
     read: (rel) => readFileSync(join(now().home, rel), "utf8"),
     write(rel, content) {
       mkdirSync(dirname(join(now().home, rel)), { recursive: true });
       writeFileSync(join(now().home, rel), content);
+    },
+    writeFiles(files) {
+      for (const [rel, content] of Object.entries(files)) s.write(rel, content);
     },
     exists: (rel) => existsSync(join(now().home, rel)),
   };

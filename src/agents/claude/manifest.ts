@@ -135,6 +135,32 @@ export const claudeManifest: AgentManifest = {
   mcp: { file: { user: ".claude.json", project: ".mcp.json" }, format: "json", key: "mcpServers" },
   import: {
     mcpFile: { label: "json", secretPath: "claude_json" },
+    // The entry shape Codex's config.toml has too: the Go original read both files alike.
+    mcpEntry: {
+      fields: {
+        type: { kind: "transport", values: "any" },
+        command: { kind: "string", to: "command" },
+        args: { kind: "strings", to: "args" },
+        env: { kind: "env" },
+        env_vars: { kind: "strings", to: "env_vars" },
+        url: { kind: "string", to: "url" },
+        headers: { kind: "headers", envRefs: true },
+        http_headers: { kind: "headers", envRefs: true },
+        env_headers: { kind: "env headers" },
+        env_http_headers: { kind: "env headers" },
+        bearer_token_env_var: { kind: "string", to: "bearer_token_env_var" },
+        startup_timeout_sec: { kind: "seconds", to: "startup_timeout_sec" },
+        timeout: { kind: "seconds", to: "startup_timeout_sec" },
+        tool_timeout_sec: { kind: "seconds", to: "tool_timeout_sec" },
+        enabled_tools: { kind: "strings", to: "enabled_tools" },
+        disabled_tools: { kind: "strings", to: "disabled_tools" },
+        // Codex reads default_tools_approval_mode; the Go original wrote default_tool_approval.
+        default_tools_approval_mode: { kind: "string", to: "default_approval" },
+        default_tool_approval: { kind: "string", to: "default_approval" },
+        tools: { kind: "tools" },
+      },
+      omitImpliedType: true,
+    },
     hookFile: { label: "settings", secretPath: "settings" },
   },
   hooks: {

@@ -124,6 +124,32 @@ export const codexManifest: AgentManifest = {
     // Codex still reads its legacy skill folder.
     skillRoots: [{ user: ".codex/skills", project: ".codex/skills" }],
     mcpFile: { label: "config", secretPath: "config" },
+    // The entry shape Claude's .claude.json has too: the Go original read both files alike. A header
+    // is literal (env headers have their own table).
+    mcpEntry: {
+      fields: {
+        type: { kind: "transport", values: "any" },
+        command: { kind: "string", to: "command" },
+        args: { kind: "strings", to: "args" },
+        env: { kind: "env" },
+        env_vars: { kind: "strings", to: "env_vars" },
+        url: { kind: "string", to: "url" },
+        headers: { kind: "headers" },
+        http_headers: { kind: "headers" },
+        env_headers: { kind: "env headers" },
+        env_http_headers: { kind: "env headers" },
+        bearer_token_env_var: { kind: "string", to: "bearer_token_env_var" },
+        startup_timeout_sec: { kind: "seconds", to: "startup_timeout_sec" },
+        timeout: { kind: "seconds", to: "startup_timeout_sec" },
+        tool_timeout_sec: { kind: "seconds", to: "tool_timeout_sec" },
+        enabled_tools: { kind: "strings", to: "enabled_tools" },
+        disabled_tools: { kind: "strings", to: "disabled_tools" },
+        // Codex reads default_tools_approval_mode; the Go original wrote default_tool_approval.
+        default_tools_approval_mode: { kind: "string", to: "default_approval" },
+        default_tool_approval: { kind: "string", to: "default_approval" },
+        tools: { kind: "tools" },
+      },
+    },
     hookFile: { label: "hooks", secretPath: "hooks" },
   },
   hooks: {

@@ -95,7 +95,24 @@ export const geminiManifest: AgentManifest = {
     key: "mcpServers",
   },
   // settings.json is also the hook file: its MCP reader reports the other keys and scans secrets.
-  import: { mcpFile: { label: "settings", secretPath: "settings" } },
+  import: {
+    mcpFile: { label: "settings", secretPath: "settings" },
+    mcpEntry: {
+      fields: {
+        command: { kind: "string", to: "command" },
+        args: { kind: "strings", to: "args" },
+        env: { kind: "env" },
+        url: { kind: "string", to: "url" },
+        // http is what kanon writes for every url; only sse needs saying.
+        type: { kind: "transport", values: { http: null, sse: "sse" } },
+        headers: { kind: "headers", envRefs: true, bearer: "Authorization" },
+        // The MCP request timeout.
+        timeout: { kind: "milliseconds", to: "tool_timeout_sec", round: "exact" },
+        includeTools: { kind: "strings", to: "enabled_tools" },
+        excludeTools: { kind: "strings", to: "disabled_tools" },
+      },
+    },
+  },
   hooks: {
     verified: VERIFIED,
     file: { user: ".gemini/settings.json", project: ".gemini/settings.json" },

@@ -1,77 +1,14 @@
-/** Kimi Code mcp.json servers and kanon's `[[hooks]]` tables in config.toml read back (kanon import). */
+/** Kimi Code's `[[hooks]]` tables in config.toml that kanon wrote, read back (kanon import). */
 import { parse as parseToml } from "smol-toml";
 import { parseTOML } from "toml-eslint-parser";
 import { toSeconds } from "../../core/hooks/groups.js";
-import {
-  finishMcpRead,
-  isStringList,
-  isStringMap,
-  leftRaw,
-  readHeaderRefs,
-  secondsFromMs,
-  skippedField,
-} from "../../core/import/mcp-entry.js";
 import { ownerLabel } from "../../formats/toml.js";
 import { isPlainObject } from "../../formats/values.js";
-import type { McpServer } from "../../model/config.js";
-import type { Agent, HookRead, McpRead, NativeHook } from "../../model/manifest.js";
+import type { Agent, HookRead, NativeHook } from "../../model/manifest.js";
 import { kimiManifest } from "./manifest.js";
 
 /** kanon's `[[hooks]]` tables carry `# kanon: <hook name>` on their header line. */
 export const KIMI_HOOK_MARKER = "kanon";
-
-function readMcpServer(name: string, entry: unknown): McpRead {
-  const agent = "kimi";
-  const warnings: string[] = [];
-  if (!isPlainObject(entry)) return { server: null, warnings: [leftRaw(agent, name, "it is not an object")] };
-  const s: McpServer = {};
-  const wrong = (key: string, kind: string) =>
-    warnings.push(skippedField(agent, name, key, ` because it is not ${kind}`));
-  const lists = { enabledTools: "enabled_tools", disabledTools: "disabled_tools", args: "args" } as const;
-  const timeouts = { startupTimeoutMs: "startup_timeout_sec", toolTimeoutMs: "tool_timeout_sec" } as const;
-  for (const [key, v] of Object.entries(entry)) {
-    switch (key) {
-      case "command":
-      case "url":
-        if (typeof v === "string") s[key] = v;
-        else wrong(key, "a string");
-        break;
-      case "transport":
-        // Kimi infers stdio and http; only sse is written.
-        if (v === "sse") s.type = "sse";
-        else if (v !== "http" && v !== "stdio") wrong(key, '"stdio", "http" or "sse"');
-        break;
-      case "bearerTokenEnvVar":
-        if (typeof v === "string") s.bearer_token_env_var = v;
-        else wrong(key, "a string");
-        break;
-      case "args":
-      case "enabledTools":
-      case "disabledTools":
-        if (isStringList(v)) s[lists[key]] = [...v];
-        else wrong(key, "a list of strings");
-        break;
-      case "env":
-        if (isStringMap(v)) s.env = { ...v };
-        else wrong(key, "a map of strings");
-        break;
-      case "headers":
-        if (isStringMap(v)) Object.assign(s, readHeaderRefs(v, false));
-        else wrong(key, "a map of strings");
-        break;
-      case "startupTimeoutMs":
-      case "toolTimeoutMs": {
-        const sec = secondsFromMs(v);
-        if (sec !== null) s[timeouts[key]] = sec;
-        else wrong(key, "a whole number of seconds in milliseconds");
-        break;
-      }
-      default:
-        warnings.push(skippedField(agent, name, key));
-    }
-  }
-  return finishMcpRead(agent, name, s, warnings);
-}
 
 /** config.toml's `[[hooks]]`: kanon's tables (marked on their header line) come back under their names. */
 function readHooks(text: string, path: string): HookRead {
@@ -153,4 +90,4 @@ function hookLabels(text: string): (string | null)[] {
   return labels;
 }
 
-export const kimiImport: Pick<Agent, "readMcpServer" | "readHooks"> = { readMcpServer, readHooks };
+export const kimiImport: Pick<Agent, "readHooks"> = { readHooks };

@@ -133,6 +133,22 @@ export const kimiManifest: AgentManifest = {
   },
   import: {
     mcpFile: { label: "mcp", secretPath: "mcp" },
+    mcpEntry: {
+      fields: {
+        command: { kind: "string", to: "command" },
+        args: { kind: "strings", to: "args" },
+        env: { kind: "env" },
+        url: { kind: "string", to: "url" },
+        // Kimi infers stdio and http; only sse is written.
+        transport: { kind: "transport", values: { stdio: null, http: null, sse: "sse" } },
+        headers: { kind: "headers", envRefs: true },
+        bearerTokenEnvVar: { kind: "string", to: "bearer_token_env_var" },
+        startupTimeoutMs: { kind: "milliseconds", to: "startup_timeout_sec", round: "exact" },
+        toolTimeoutMs: { kind: "milliseconds", to: "tool_timeout_sec", round: "exact" },
+        enabledTools: { kind: "strings", to: "enabled_tools" },
+        disabledTools: { kind: "strings", to: "disabled_tools" },
+      },
+    },
     hookFile: { label: "config", secretPath: "config" },
   },
   hooks: {

@@ -22,6 +22,21 @@ export const opencodeManifest: AgentManifest = {
       { user: ".agents/skills", project: ".agents/skills" },
     ],
     mcpFile: { label: "config", secretPath: "config" },
+    mcpEntry: {
+      envRef: "{env:NAME}",
+      fields: {
+        // local/remote follow from command/url; kanon writes them itself.
+        type: { kind: "transport", values: { local: null, remote: null } },
+        command: { kind: "command list" },
+        environment: { kind: "env" },
+        env: { kind: "env" },
+        url: { kind: "string", to: "url" },
+        headers: { kind: "headers", envRefs: true, bearer: "any case" },
+        timeout: { kind: "milliseconds", to: "startup_timeout_sec", round: "up" },
+        // OpenCode's own switch, never the neutral `enabled`.
+        enabled: { kind: "boolean", to: "opencode_enabled" },
+      },
+    },
     hookFile: { label: "plugin", secretPath: "plugin" },
   },
   hooks: opencodeHooks,

@@ -1,10 +1,12 @@
-/** OpenCode's MCP entries read back: the same ending as every agent's reader (finishMcpRead). */
+/** OpenCode's MCP entries read back through its manifest's field table (readMcpEntry). */
 import { describe, expect, it } from "vitest";
-import { opencode } from "../../../src/agents/opencode/index.js";
+import { opencodeManifest } from "../../../src/agents/opencode/manifest.js";
+import { readMcpEntry } from "../../../src/core/import/mcp-entry.js";
 
-const read = (name: string, entry: unknown) => opencode.readMcpServer!(name, entry);
+const read = (name: string, entry: unknown) =>
+  readMcpEntry("opencode", opencodeManifest.import!.mcpEntry, name, entry);
 
-describe("opencode readMcpServer", () => {
+describe("opencode's MCP entry table", () => {
   it("reads a local server and warns about the fields it skips", () => {
     expect(
       read("docs", { type: "local", command: ["docs-mcp", "--stdio"], extra: 1, enabled: "no" }),
