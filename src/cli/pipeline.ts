@@ -78,7 +78,9 @@ export async function loadValidated(
   // only when there are messages, and the marks are replaced with `kanon.yaml:LINE:COL`.
   const marked: (readonly (string | number)[])[] = [];
   const mark: Locate = (path) => `\u0000${marked.push(path) - 1}\u0000`;
-  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark);
+  const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
+  const rendered = new Set(agents.map((a) => a.manifest.id));
+  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark, rendered);
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
     const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
@@ -92,7 +94,6 @@ export async function loadValidated(
     };
     if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
   }
-  const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
   const lock = await loadLock(paths.home);
   return { paths, scope, agents, loaded, validation, lock };
 }
