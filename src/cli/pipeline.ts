@@ -9,7 +9,7 @@ import { agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
-import { type LoadedRecord, loadRecord, rootStateDir, stateBase } from "../destination/state.js";
+import { type LoadedRecord, loadRootState, stateBase } from "../destination/state.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
@@ -137,7 +137,7 @@ export function rootOf(scope: Scope): string {
 
 export function recordOf(scope: Scope, io: Io): LoadedRecord {
   const root = rootOf(scope);
-  const loaded = loadRecord(rootStateDir(stateBase(io.env, io.userHome), root), root);
+  const loaded = loadRootState(stateBase(io.env, io.userHome), root);
   warn(io, loaded.warnings);
   return loaded;
 }
