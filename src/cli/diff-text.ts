@@ -1,24 +1,31 @@
 /** The text of `kanon diff` (and the apply preview): git-style hunks per changed file. */
 
+import { isUtf8 } from "node:buffer";
 import type { Change } from "../destination/plan.js";
-import { unifiedHunks } from "../destination/unified-diff.js";
+import { hunkRange, NO_NEWLINE, unifiedHunks } from "../destination/unified-diff.js";
 import type { ElidedLines } from "../model/types.js";
 
+/** What goes before and after a painted line (nothing, or a colour and its reset). */
+type Style = readonly [open: string, close: string];
+
 export interface Paint {
-  header(s: string): string;
-  hunk(s: string): string;
-  added(s: string): string;
-  removed(s: string): string;
+  header: Style;
+  hunk: Style;
+  added: Style;
+  removed: Style;
 }
 
 const ESC = "\u001b[";
+const RESET = `${ESC}0m`;
 export const COLOR: Paint = {
-  header: (s) => `${ESC}1m${s}${ESC}0m`,
-  hunk: (s) => `${ESC}36m${s}${ESC}0m`,
-  added: (s) => `${ESC}32m${s}${ESC}0m`,
-  removed: (s) => `${ESC}31m${s}${ESC}0m`,
+  header: [`${ESC}1m`, RESET],
+  hunk: [`${ESC}36m`, RESET],
+  added: [`${ESC}32m`, RESET],
+  removed: [`${ESC}31m`, RESET],
 };
-export const PLAIN: Paint = { header: (s) => s, hunk: (s) => s, added: (s) => s, removed: (s) => s };
+export const PLAIN: Paint = { header: ["", ""], hunk: ["", ""], added: ["", ""], removed: ["", ""] };
+
+const painted = ([open, close]: Style, s: string) => `${open}${s}${close}`;
 
 /** Colour only on a terminal, and never when NO_COLOR is set (to anything, even empty). */
 export function paintFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Paint {
@@ -29,10 +36,13 @@ function isBinary(data: Uint8Array | null): boolean {
   return !!data && data.subarray(0, 8000).includes(0);
 }
 
+/** The bytes of `data` without a copy. */
+const view = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+
 export function changeDiff(change: Change, paint: Paint): string[] {
-  if (change.after === null) return [paint.header(`DELETE ${change.path} (${change.file.agent})`)];
+  if (change.after === null) return [painted(paint.header, `DELETE ${change.path} (${change.file.agent})`)];
   const oldName = change.action === "create" ? "/dev/null" : change.path;
-  const lines = [paint.header(`--- ${oldName}`), paint.header(`+++ ${change.path}`)];
+  const lines = [painted(paint.header, `--- ${oldName}`), painted(paint.header, `+++ ${change.path}`)];
   if (change.beforeMode !== null && change.beforeMode !== change.mode) {
     lines.push(`old mode ${octal(change.beforeMode)}`, `new mode ${octal(change.mode)}`);
   }
@@ -40,8 +50,8 @@ export function changeDiff(change: Change, paint: Paint): string[] {
     lines.push(`Binary files ${change.path} differ`);
     return lines;
   }
-  const before = change.before ? Buffer.from(change.before).toString("utf8") : "";
-  const after = Buffer.from(change.after).toString("utf8");
+  const before = change.before ? view(change.before).toString("utf8") : "";
+  const after = view(change.after).toString("utf8");
   if (change.action === "create" && change.file.elided?.length) {
     return [...lines, ...newFileLines(after, change.file.elided, paint)];
   }
@@ -50,9 +60,9 @@ export function changeDiff(change: Change, paint: Paint): string[] {
     lines.push("Line endings differ; content differs only by line endings.");
   }
   for (const h of hunks) {
-    if (h.startsWith("@@")) lines.push(paint.hunk(h));
-    else if (h.startsWith("+")) lines.push(paint.added(h));
-    else if (h.startsWith("-")) lines.push(paint.removed(h));
+    if (h.startsWith("@@")) lines.push(painted(paint.hunk, h));
+    else if (h.startsWith("+")) lines.push(painted(paint.added, h));
+    else if (h.startsWith("-")) lines.push(painted(paint.removed, h));
     else lines.push(h);
   }
   return lines;
@@ -65,26 +75,110 @@ export function changeDiff(change: Change, paint: Paint): string[] {
 function newFileLines(text: string, elided: readonly ElidedLines[], paint: Paint): string[] {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
-  const out = [paint.hunk(`@@ -0,0 +1,${lines.length} @@`)];
+  const out = [painted(paint.hunk, `@@ -0,0 +1,${lines.length} @@`)];
   let i = 0;
   for (const range of [...elided].sort((a, b) => a.from - b.from)) {
-    for (; i < range.from && i < lines.length; i++) out.push(paint.added(`+${lines[i]}`));
-    if (range.to > i) out.push(paint.hunk(`@@ … ${range.what} @@`));
+    for (; i < range.from && i < lines.length; i++) out.push(painted(paint.added, `+${lines[i]}`));
+    if (range.to > i) out.push(painted(paint.hunk, `@@ … ${range.what} @@`));
     i = Math.max(i, range.to);
   }
-  for (; i < lines.length; i++) out.push(paint.added(`+${lines[i]}`));
+  for (; i < lines.length; i++) out.push(painted(paint.added, `+${lines[i]}`));
   return out;
 }
 
 const octal = (mode: number) => `100${mode.toString(8).padStart(3, "0")}`;
 
-export function planDiff(changes: readonly Change[], paint: Paint): string {
-  if (changes.length === 0) return "No changes.\n";
-  const lines = changes.flatMap((c) => {
+/**
+ * Every change's diff, one line each (changeDiff's lines, a newline after each). Built as bytes: a
+ * large home creates thousands of files, megabytes of added lines, which go out without being
+ * decoded, split into lines and encoded again.
+ */
+export function planDiff(changes: readonly Change[], paint: Paint): Buffer {
+  if (changes.length === 0) return Buffer.from("No changes.\n");
+  // Room for every file and a quarter more (the `+` of each line); it grows if that is not enough.
+  const out = new ByteSink(changes.reduce((n, c) => n + (c.after?.length ?? 0), 0) * 1.25 + 4096);
+  for (const c of changes) {
     const note = replacesNote(c);
-    return note ? [paint.header(note), ...changeDiff(c, paint)] : changeDiff(c, paint);
-  });
-  return `${lines.join("\n")}\n`;
+    if (note) out.text(`${painted(paint.header, note)}\n`);
+    const added = wholeNewFile(c);
+    if (added) {
+      out.text(`${painted(paint.header, "--- /dev/null")}\n${painted(paint.header, `+++ ${c.path}`)}\n`);
+      addedLines(added, paint, out);
+    } else out.text(`${changeDiff(c, paint).join("\n")}\n`);
+  }
+  return out.bytes();
+}
+
+/** Bytes appended to one buffer, which doubles when full. */
+class ByteSink {
+  private buf: Buffer;
+  /** Bytes written so far. */
+  end = 0;
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafe(Math.ceil(capacity));
+  }
+  /** Room for `n` more bytes: the buffer to write them into from `end` (which the writer then moves). */
+  reserve(n: number): Buffer {
+    if (this.end + n > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.end + n));
+      this.buf.copy(next, 0, 0, this.end);
+      this.buf = next;
+    }
+    return this.buf;
+  }
+  text(s: string): void {
+    // At most 3 UTF-8 bytes per UTF-16 code unit.
+    this.end += this.reserve(3 * s.length).write(s, this.end);
+  }
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.end);
+  }
+}
+
+/**
+ * The bytes of a created text file that changeDiff would show whole, as added lines, when they can be
+ * copied as they are: UTF-8 (decoding would replace other bytes) with no CR (CRLF reads as LF).
+ */
+function wholeNewFile(c: Change): Buffer | null {
+  if (c.action !== "create" || c.before !== null || c.beforeMode !== null || c.after === null) return null;
+  if (c.file.elided?.length) return null;
+  const bytes = view(c.after);
+  if (bytes.length === 0 || isBinary(bytes) || bytes.includes(0x0d) || !isUtf8(bytes)) return null;
+  return bytes;
+}
+
+/** changeDiff's hunk of a whole new file, from its bytes: `+` and the paint around each line. */
+function addedLines(bytes: Buffer, paint: Paint, sink: ByteSink): void {
+  const head = (count: number) => `${painted(paint.hunk, `@@ -0,0 +${hunkRange(0, count)} @@`)}\n`;
+  const open = Buffer.from(`${paint.added[0]}+`);
+  const close = Buffer.from(`${paint.added[1]}\n`);
+  // The header counts the lines, which the one pass that copies them counts too: they are written
+  // after room for the longest header (there are at most as many lines as bytes), then moved up to it.
+  const room = Buffer.byteLength(head(bytes.length));
+  const out = sink.reserve(room + (bytes.length + 1) * open.length + bytes.length * close.length);
+  const start = sink.end + room;
+  let at = start;
+  const put = (b: Buffer) => {
+    for (let j = 0; j < b.length; j++) out[at++] = b[j]!;
+  };
+  put(open);
+  // A newline ends a line (and starts the next, unless it is the last byte).
+  let newlines = 0;
+  const last = bytes.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const byte = bytes[i]!;
+    if (byte !== 0x0a) out[at++] = byte;
+    else {
+      newlines++;
+      put(close);
+      if (i < last) put(open);
+    }
+  }
+  const eol = bytes[last] === 0x0a;
+  const headEnd = sink.end + out.write(head(eol ? newlines : newlines + 1), sink.end);
+  out.copyWithin(headEnd, start, at);
+  sink.end = headEnd + (at - start);
+  if (!eol) sink.text(`${paint.added[1]}\n${NO_NEWLINE}\n`);
 }
 
 const REPLACES = { foreign: "not written by kanon", edited: "changed since kanon last wrote it" };

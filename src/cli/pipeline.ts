@@ -9,7 +9,7 @@ import { agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
-import { type LoadedRecord, loadRecord, rootStateDir, stateBase } from "../destination/state.js";
+import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
@@ -78,7 +78,9 @@ export async function loadValidated(
   // only when there are messages, and the marks are replaced with `kanon.yaml:LINE:COL`.
   const marked: (readonly (string | number)[])[] = [];
   const mark: Locate = (path) => `\u0000${marked.push(path) - 1}\u0000`;
-  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark);
+  const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
+  const rendered = new Set(agents.map((a) => a.manifest.id));
+  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark, rendered);
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
     const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
@@ -92,7 +94,6 @@ export async function loadValidated(
     };
     if (validation.errors.length > 0) throw new KanonError(validation.errors.join("\n"));
   }
-  const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
   const lock = await loadLock(paths.home);
   return { paths, scope, agents, loaded, validation, lock };
 }
@@ -140,7 +141,7 @@ export function stateDirOf(scope: Scope, io: Io): string {
 }
 
 export function recordOf(scope: Scope, io: Io): LoadedRecord {
-  const loaded = loadRecord(stateDirOf(scope, io), rootOf(scope));
+  const loaded = loadRootState(stateBase(io.env, io.userHome), rootOf(scope));
   warn(io, loaded.warnings);
   return loaded;
 }

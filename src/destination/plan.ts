@@ -5,7 +5,15 @@
  * A change that overwrites or deletes content kanon did not write, or that was edited since kanon
  * wrote it, is marked so that apply backs it up and every command can say so.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
 import type { PlainObject } from "../formats/values.js";
@@ -109,21 +117,39 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   const merged = new Set<string>();
   // Paths kanon deletes: the directories it created for them may go too.
   const deleted: string[] = [];
+  const probe = destinationProbe();
+  // Agents share a skill's file contents (one buffer, several destinations): each is hashed once.
+  const hashes = new WeakMap<Uint8Array, string>();
+  const contentHash = (content: Uint8Array) => {
+    let h = hashes.get(content);
+    if (h === undefined) {
+      h = sha256(content);
+      hashes.set(content, h);
+    }
+    return h;
+  };
+  // The hashes of what kanon writes are for the new record, which only apply reads: they are made
+  // when the record is first read (diff and status never do).
+  const pending: (() => void)[] = [];
   for (const file of files) {
     // The record keys the path kanon renders; a symlink there is read and written at its target.
     const path = chooseDestination(file);
-    const target = symlinkTarget(path);
+    const { target, stat } = probe(path);
     if (file.merge) {
       merged.add(path);
       if (existsSync(target)) await loadCoOwned();
-      const change = planMerged(file, path, target, previous.entries[path], coOwned, record);
+      const change = planMerged(file, path, target, previous.entries[path], coOwned, record, pending);
       if (change) changes.push(change);
       if (change?.action === "delete") deleted.push(path);
     } else {
       const owned = previous.files[path];
-      const change = planWhole(file, target, owned?.sha256);
+      const change = planWhole(file, target, stat, owned?.sha256);
       const owners = [file.agent, ...(file.sharedWith ?? []), ...others(owned)];
-      record.files[path] = ownedFile(owners, sha256(file.content), octalMode(file.mode));
+      const entry = ownedFile(owners, "", octalMode(file.mode));
+      record.files[path] = entry;
+      pending.push(() => {
+        entry.sha256 = contentHash(file.content);
+      });
       if (change) changes.push(change);
     }
   }
@@ -139,7 +165,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       merge: owned.merge,
       managed: emptyManaged(owned.merge),
     };
-    const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record);
+    const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record, pending);
     if (change) changes.push(change);
     if (change?.action === "delete") deleted.push(path);
   }
@@ -177,11 +203,24 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     record,
   );
   record.dirs = [...kept];
-  return { changes, record, emptyDirs, warnings };
+  return {
+    changes,
+    get record() {
+      for (const make of pending.splice(0)) make();
+      return record;
+    },
+    emptyDirs,
+    warnings,
+  };
 }
 
-function planWhole(file: TargetFile, path: string, recorded: string | undefined): Change | null {
-  const disk = readDestination(path);
+function planWhole(
+  file: TargetFile,
+  path: string,
+  stat: Stats | null | undefined,
+  recorded: string | undefined,
+): Change | null {
+  const disk = readDestination(path, stat);
   if (!disk) {
     return {
       file,
@@ -214,7 +253,10 @@ function planWhole(file: TargetFile, path: string, recorded: string | undefined)
   };
 }
 
-/** A co-owned file: merged (only kanon's entries change); its record entry goes into `record`. */
+/**
+ * A co-owned file: merged (only kanon's entries change); its record entry goes into `record` (for a
+ * file kanon creates, once `pending` runs).
+ */
 function planMerged(
   file: TargetFile,
   path: string,
@@ -222,12 +264,16 @@ function planMerged(
   previous: OwnedEntries | undefined,
   coOwned: CoOwned | undefined,
   record: OwnershipRecord,
+  pending: (() => void)[],
 ): Change | null {
   const spec = file.merge!;
   const disk = readDestination(target);
   if (!disk) {
     if (isEmptyManaged(file)) return null;
-    record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file), created: true };
+    record.entries[path] = { agent: file.agent, merge: spec, created: true };
+    pending.push(() => {
+      record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file), created: true };
+    });
     return {
       file,
       path: target,
@@ -303,9 +349,11 @@ function freshRegion(spec: Exclude<MergeSpec, { kind: "regions" }>, value: unkno
   return { names: Object.fromEntries(Object.entries(entries).map(([n, v]) => [n, valueHash(v)])) };
 }
 
-function readDestination(path: string): { before: Buffer; mode: number } | null {
+/** `stat`: what destinationProbe found at `path` (null: nothing there), when it knows. */
+function readDestination(path: string, stat?: Stats | null): { before: Buffer; mode: number } | null {
+  if (stat === null) return null;
   try {
-    const st = statSync(path);
+    const st = stat ?? statSync(path);
     if (st.isDirectory()) throw new KanonError(`cannot write ${path}: a directory is in the way`);
     return { before: readFileSync(path), mode: st.mode & 0o777 };
   } catch (e) {
@@ -381,16 +429,63 @@ function chooseDestination(file: TargetFile): string {
  * dangling link stays a link and its target is created); anything else is written where it is.
  */
 export function symlinkTarget(path: string): string {
+  return followLinks(path, (p) => lstatSync(p, { throwIfNoEntry: false }) ?? null).target;
+}
+
+/**
+ * `stat`: the target's lstat (never a symlink), null when nothing is there, undefined when lstat
+ * failed otherwise (readDestination then says why).
+ */
+interface Probed {
+  target: string;
+  stat: Stats | null | undefined;
+}
+
+function followLinks(path: string, lstat: (p: string) => Stats | null): Probed {
   let p = path;
   for (let hops = 0; hops < 40; hops++) {
+    let st: Stats | null;
     let link: string;
     try {
-      if (!lstatSync(p).isSymbolicLink()) return p;
+      st = lstat(p);
+      if (!st?.isSymbolicLink()) return { target: p, stat: st };
       link = readlinkSync(p);
     } catch {
-      return p;
+      return { target: p, stat: undefined };
     }
     p = resolve(dirname(p), link);
   }
   throw new KanonError(`cannot write ${path}: too many levels of symbolic links`);
+}
+
+/**
+ * symlinkTarget with the lstat it made, for one plan. A large home renders thousands of files into
+ * a few hundred directories, most of them missing on a new machine: each directory is looked at
+ * once, and nothing in a missing one is. No exceptions either (they cost more than the system call).
+ */
+function destinationProbe(): (path: string) => Probed {
+  /** true: a directory; false: missing; null: something else, or unreadable (let the file's lstat fail). */
+  const dirs = new Map<string, boolean | null>();
+  const isDir = (dir: string): boolean | null => {
+    let known = dirs.get(dir);
+    if (known !== undefined) return known;
+    try {
+      const st = statSync(dir, { throwIfNoEntry: false });
+      if (st) known = st.isDirectory() || null;
+      // Missing (its parent is a directory, or missing too), or a parent is not a directory.
+      else if (dirname(dir) !== dir) known = isDir(dirname(dir)) === null ? null : false;
+      else known = null;
+    } catch {
+      known = null;
+    }
+    dirs.set(dir, known);
+    return known;
+  };
+  return (path) =>
+    followLinks(path, (p) => {
+      const inDir = isDir(dirname(p));
+      if (inDir === false) return null;
+      if (inDir === true) return lstatSync(p, { throwIfNoEntry: false }) ?? null;
+      return lstatSync(p);
+    });
 }

@@ -77,11 +77,19 @@ export function sha256(data: Uint8Array | string): string {
 
 /** JSON with object keys sorted: equal values give equal text whatever their key order. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isPlainObject(value))
-    return `{${sortedKeys(value)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(",")}}`;
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += `${i > 0 ? "," : ""}${canonicalJson(value[i])}`;
+    return `${out}]`;
+  }
+  if (isPlainObject(value)) {
+    const keys = sortedKeys(value);
+    let out = "{";
+    for (let i = 0; i < keys.length; i++)
+      out += `${i > 0 ? "," : ""}${JSON.stringify(keys[i])}:${canonicalJson(value[keys[i]!])}`;
+    return `${out}}`;
+  }
   if (typeof value === "bigint") return value.toString();
   if (value instanceof Date) return JSON.stringify(value.toISOString());
   return JSON.stringify(value) ?? "null";

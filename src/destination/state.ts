@@ -56,10 +56,39 @@ export function stateBase(env: NodeJS.ProcessEnv, userHome: string): string {
   return xdg && isAbsolute(xdg) ? join(xdg, "kanon") : join(userHome, ".local", "state", "kanon");
 }
 
+const rootName = (root: string): string => basename(root).replace(/[^A-Za-z0-9._-]/g, "_") || "root";
+
 /** The directory for one destination root: readable name, and a hash that keeps roots apart. */
 export function rootStateDir(base: string, root: string): string {
-  const name = basename(root).replace(/[^A-Za-z0-9._-]/g, "_") || "root";
-  return join(base, "roots", `${name}-${sha256(root).slice(0, 12)}`);
+  return join(base, "roots", `${rootName(root)}-${sha256(root).slice(0, 12)}`);
+}
+
+/**
+ * The state of one destination root. A root kanon never applied to has no directory under roots/
+ * with its name: nothing to read, and the directory's name (a hash) is made only if something is
+ * written there, so a first `kanon diff` on a machine hashes nothing.
+ */
+export function loadRootState(base: string, root: string): LoadedRecord {
+  let names: string[];
+  try {
+    names = readdirSync(join(base, "roots"));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return loadRecord(rootStateDir(base, root), root);
+    names = [];
+  }
+  const prefix = `${rootName(root)}-`;
+  if (names.some((n) => n.startsWith(prefix))) return loadRecord(rootStateDir(base, root), root);
+  let dir: string | undefined;
+  return {
+    get dir() {
+      dir ??= rootStateDir(base, root);
+      return dir;
+    },
+    record: null,
+    text: null,
+    warnings: [],
+    interrupted: [],
+  };
 }
 
 export interface LoadedRecord {

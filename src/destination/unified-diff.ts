@@ -20,6 +20,8 @@ export function splitLines(s: string): string[] {
 
 const NO_EOL = "\u0000noeol";
 
+export const NO_NEWLINE = "\\ No newline at end of file";
+
 export function diffLines(a: string[], b: string[]): DiffLine[] {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
@@ -127,10 +129,10 @@ export function unifiedHunks(before: string, after: string): string[] {
     const hunk = lines.slice(from, to);
     const aCount = hunk.filter((l) => l.op !== "+").length;
     const bCount = hunk.filter((l) => l.op !== "-").length;
-    out.push(`@@ -${range(aStart, aCount)} +${range(bStart, bCount)} @@`);
+    out.push(`@@ -${hunkRange(aStart, aCount)} +${hunkRange(bStart, bCount)} @@`);
     for (const l of hunk) {
       if (l.text.endsWith(NO_EOL)) {
-        out.push(`${l.op}${l.text.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file");
+        out.push(`${l.op}${l.text.slice(0, -NO_EOL.length)}`, NO_NEWLINE);
       } else {
         out.push(`${l.op}${l.text}`);
       }
@@ -145,16 +147,17 @@ function wholeFileHunk(before: string, after: string): string[] {
   const lines = splitLines(before === "" ? after : before);
   if (lines.length === 0) return [];
   const out = [
-    op === "+" ? `@@ -0,0 +${range(0, lines.length)} @@` : `@@ -${range(0, lines.length)} +0,0 @@`,
+    op === "+" ? `@@ -0,0 +${hunkRange(0, lines.length)} @@` : `@@ -${hunkRange(0, lines.length)} +0,0 @@`,
   ];
   for (const l of lines) {
-    if (l.endsWith(NO_EOL)) out.push(`${op}${l.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file");
+    if (l.endsWith(NO_EOL)) out.push(`${op}${l.slice(0, -NO_EOL.length)}`, NO_NEWLINE);
     else out.push(`${op}${l}`);
   }
   return out;
 }
 
-function range(start: number, count: number): string {
+/** A hunk header's `start,count` (git's: the count omitted when it is 1, start 0 for no lines). */
+export function hunkRange(start: number, count: number): string {
   const s = count === 0 ? start : start + 1;
   return count === 1 ? `${s}` : `${s},${count}`;
 }

@@ -37,8 +37,23 @@ interface WriteState {
   inline: { colon: string; comma: string } | undefined;
   /** Line ending plus the indentation of the current nesting level. */
   newline: string;
+  /** The state inside a container at this level, and what goes between its items: made on first use. */
+  inner?: WriteState;
+  separator?: string;
 }
 
+function inside(state: WriteState): WriteState {
+  if (!state.inner) {
+    state.inner = state.inline
+      ? state
+      : { unit: state.unit, inline: undefined, newline: state.newline + state.unit };
+    state.separator = state.inline ? state.inline.comma : `,${state.inner.newline}`;
+  }
+  return state.inner;
+}
+
+// Plain loops, no closure or state object per container: a large home's hook files hold tens of
+// thousands of values.
 function write(out: string[], value: unknown, state: WriteState): void {
   if (value === null) {
     out.push("null");
@@ -53,41 +68,36 @@ function write(out: string[], value: unknown, state: WriteState): void {
   } else if (value instanceof Date) {
     out.push(encodeJsonString(value.toISOString()));
   } else if (Array.isArray(value)) {
-    writeContainer(out, "[", "]", value, state, (item, inner) => write(out, item ?? null, inner));
+    if (value.length === 0) {
+      out.push("[]");
+      return;
+    }
+    const inner = inside(state);
+    out.push(state.inline ? "[" : `[${inner.newline}`);
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(state.separator!);
+      write(out, value[i] ?? null, inner);
+    }
+    out.push(state.inline ? "]" : `${state.newline}]`);
   } else if (isPlainObject(value)) {
-    const keys = sortedKeys(value).filter((key) => value[key] !== undefined);
+    const inner = inside(state);
     const colon = state.inline?.colon ?? ": ";
-    writeContainer(out, "{", "}", keys, state, (key, inner) => {
-      out.push(encodeJsonString(key), colon);
-      write(out, value[key], inner);
-    });
+    let first = true;
+    for (const key of sortedKeys(value)) {
+      const item = value[key];
+      if (item === undefined) continue;
+      out.push(
+        first ? (state.inline ? "{" : `{${inner.newline}`) : state.separator!,
+        encodeJsonString(key),
+        colon,
+      );
+      first = false;
+      write(out, item, inner);
+    }
+    out.push(first ? "{}" : state.inline ? "}" : `${state.newline}}`);
   } else {
     throw new TypeError(`cannot encode ${typeof value} as JSON`);
   }
-}
-
-function writeContainer<T>(
-  out: string[],
-  open: string,
-  close: string,
-  items: readonly T[],
-  state: WriteState,
-  writeItem: (item: T, inner: WriteState) => void,
-): void {
-  if (items.length === 0) {
-    out.push(open, close);
-    return;
-  }
-  const inner = state.inline ? state : { ...state, newline: state.newline + state.unit };
-  const separator = state.inline ? state.inline.comma : `,${inner.newline}`;
-  out.push(open);
-  if (!state.inline) out.push(inner.newline);
-  items.forEach((item, i) => {
-    if (i > 0) out.push(separator);
-    writeItem(item, inner);
-  });
-  if (!state.inline) out.push(state.newline);
-  out.push(close);
 }
 
 /** Go's float64 text: shortest round-trip digits, exponent below 1e-6 and from 1e21, like JavaScript. */

@@ -13,6 +13,7 @@ export interface EnvRef {
 }
 
 export function envRefs(value: string): EnvRef[] {
+  if (!value.includes("${")) return [];
   const refs: EnvRef[] = [];
   for (const m of value.matchAll(ENV_REF)) refs.push({ name: m[1]!, fallback: m[2] });
   return refs;

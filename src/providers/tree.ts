@@ -1,5 +1,5 @@
 /** Reading a skill directory into memory, so that rendering stays a pure function of the source. */
-import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { TreeFile } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
@@ -38,7 +38,7 @@ function readTreeSync(root: string, options: ReadTreeOptions = {}): TreeFile[] {
         if (target?.isFile()) files.push({ rel, content: readFileSync(abs), mode: target.mode & 0o777 });
         else options.onSymlink?.(rel);
       } else if (entry.isFile()) {
-        files.push({ rel, content: readFileSync(abs), mode: lstatSync(abs).mode & 0o777 });
+        files.push({ rel, ...readRegularFile(abs) });
       } else {
         options.onSpecial?.(rel);
       }
@@ -46,4 +46,27 @@ function readTreeSync(root: string, options: ReadTreeOptions = {}): TreeFile[] {
   };
   walk(root, "");
   return files;
+}
+
+/**
+ * A regular file's bytes and permission bits, from one open: the fstat that gives the size also
+ * gives the mode (a second stat per file costs a large home thousands of system calls).
+ */
+function readRegularFile(path: string): { content: Buffer; mode: number } {
+  const fd = openSync(path, "r");
+  try {
+    const { size, mode } = fstatSync(fd);
+    // Empty by its size: read to the end anyway (as readFileSync does), in case it is not.
+    if (size === 0) return { content: readFileSync(fd), mode: mode & 0o777 };
+    const content = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, content, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { content: read < size ? content.subarray(0, read) : content, mode: mode & 0o777 };
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -2,6 +2,7 @@
  * Loading everything rendering needs into memory (instruction texts, skill files, provider trees), so
  * that rendering itself is a pure function of the returned `Source`.
  */
+import { statSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBytes } from "../formats/utf8.js";
@@ -66,6 +67,15 @@ async function loadInstructions(config: KanonConfig, paths: Paths): Promise<Inst
   );
 }
 
+/** Whether stat finds anything at `path` (false for a missing path and for any error). */
+function exists(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Local skills (reference §4.3): directories under skills/ (sorted, with SKILL.md, not hidden, not
  * symlinked) render under their directory name, adjusted by a config entry of the same name; config
@@ -94,9 +104,8 @@ async function loadLocalSkills(config: KanonConfig, paths: Paths): Promise<Local
       throw new KanonError(`read ${skillsDir}: ${(e as Error).message}`);
   }
   dirNames.sort(compareBytes);
-  const withSkillMd = await Promise.all(
-    dirNames.map(async (n) => ((await stat(join(skillsDir, n, "SKILL.md")).catch(() => null)) ? n : null)),
-  );
+  // Synchronous: hundreds of skills are checked faster than promises go through the thread pool.
+  const withSkillMd = dirNames.map((n) => (exists(join(skillsDir, n, "SKILL.md")) ? n : null));
 
   const plan: { name: string; dir: string; targets: string[] | undefined }[] = [];
   const seen = new Set<string>();

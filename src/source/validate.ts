@@ -37,7 +37,7 @@ export interface Validation {
   errors: string[];
   /** Warnings about the source itself (hook omissions are derived from `decisions`, see hookWarnings). */
   warnings: string[];
-  /** Every hook × targeted agent decision, in hook order then agent order. */
+  /** Every hook × targeted agent decision (of the agents rendered, see validateConfig), in hook order then agent order. */
   decisions: HookDecision[];
   /** MCP servers that an agent they target only implicitly cannot run (render leaves them out). */
   omittedServers: OmittedServer[];
@@ -55,6 +55,8 @@ export type Locate = (path: readonly (string | number)[]) => string;
 /**
  * With `locate`, each error about a value in kanon.yaml starts with where it is; the pipeline passes
  * marks and resolves them only when there are messages, so that a valid home is never parsed for positions.
+ * With `rendered`, hooks are decided only for those agents, and for any agent a hook names in its
+ * targets (where a hook it cannot run is an error): the rest would be decided for nothing.
  */
 export async function validateConfig(
   config: KanonConfig,
@@ -63,6 +65,7 @@ export async function validateConfig(
   scope: Scope["kind"],
   env: NodeJS.ProcessEnv,
   locate?: Locate,
+  rendered?: ReadonlySet<string>,
 ): Promise<Validation> {
   const at = (...path: (string | number)[]) => (locate ? `${locate(path)}: ` : "");
   const errors: string[] = [];
@@ -170,12 +173,13 @@ export async function validateConfig(
   warnings.push(...hookCheck.warnings);
   config.hooks.forEach((hook, index) => {
     if (hook.enabled === false || hookCheck.invalid.has(index)) return;
-    const where = at("hooks", index);
     for (const agent of agents) {
+      const id = agent.manifest.id;
+      if (rendered && !rendered.has(id) && !isExplicit(hook.targets, id)) continue;
       const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents);
       if (!d) continue;
       decisions.push(d);
-      if (d.outcome === "omitted" && d.explicit) errors.push(where + omissionError(d));
+      if (d.outcome === "omitted" && d.explicit) errors.push(at("hooks", index) + omissionError(d));
     }
   });
 
@@ -201,9 +205,10 @@ function unsetEnvWarnings(
   const out: { path: (string | number)[]; label: string; name: string }[] = [];
   const check = (path: (string | number)[], value: string | undefined) => {
     if (!value || value === "${REVIEW_SECRET}") return;
-    const label = `config.${path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i > 0 ? "." : ""}${p}`)).join("")}`;
     for (const ref of envRefs(value)) {
-      if (ref.fallback === undefined && !envValue(env, ref.name)) out.push({ path, label, name: ref.name });
+      if (ref.fallback !== undefined || envValue(env, ref.name)) continue;
+      const label = `config.${path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i > 0 ? "." : ""}${p}`)).join("")}`;
+      out.push({ path, label, name: ref.name });
     }
   };
   for (const [name, s] of Object.entries(config.mcp.servers)) {

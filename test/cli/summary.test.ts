@@ -53,7 +53,7 @@ describe("a new file with elided lines", () => {
   ];
 
   it("shows the kept lines as added and each elided range as one line", () => {
-    expect(planDiff([change("opencode", "create", text, elided)], PLAIN)).toBe(
+    expect(planDiff([change("opencode", "create", text, elided)], PLAIN).toString()).toBe(
       [
         "--- /dev/null",
         "+++ /h/opencode",
@@ -69,7 +69,7 @@ describe("a new file with elided lines", () => {
   });
 
   it("an update shows ordinary hunks", () => {
-    const diff = planDiff([change("opencode", "update", text, elided)], PLAIN);
+    const diff = planDiff([change("opencode", "update", text, elided)], PLAIN).toString();
     expect(diff).not.toContain("runtime");
     expect(diff).toContain("+r1\n");
   });

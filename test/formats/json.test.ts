@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeJson, encodeJsonString, encodeJsonValue } from "../../src/formats/json.js";
 import { compareBytes } from "../../src/model/text.js";
@@ -87,6 +88,45 @@ describe("encodeJson (Go json.MarshalIndent, no HTML escaping, final newline)", 
     );
     expect(encodeJsonValue(value, { inline: { colon: ": ", comma: ", " } })).toBe(
       '{"args": ["a"], "command": "x"}',
+    );
+  });
+
+  it("is JSON.stringify's text with keys sorted, for any value and layout (where Go and JSON agree)", () => {
+    // Keys that are not array indexes (JSON.stringify would put those first) and strings without the
+    // characters Go escapes differently; -0 is written as Go writes it.
+    const text = fc.string({ unit: fc.constantFrom(...'aZ09 _-"\\/\n\té€😀') });
+    const key = text.map((k) => `k${k}`);
+    const value = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        text,
+        fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie("value"), { maxLength: 4 }),
+        fc.dictionary(key, tie("value"), { maxKeys: 4 }),
+      ),
+    })).value;
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sorted)
+        : v !== null && typeof v === "object"
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort(compareBytes)
+                .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    fc.assert(
+      fc.property(value, fc.constantFrom("", "  ", "\t"), (v, prefix) => {
+        const expected = JSON.stringify(sorted(v), null, 2);
+        expect(encodeJson(v, prefix)).toBe(`${expected.replaceAll("\n", `\n${prefix}`)}\n`);
+        expect(encodeJsonValue(v, { unit: "\t", eol: "\r\n" })).toBe(
+          JSON.stringify(sorted(v), null, "\t").replaceAll("\n", "\r\n"),
+        );
+        expect(encodeJsonValue(v, { inline: { colon: ":", comma: "," } })).toBe(JSON.stringify(sorted(v)));
+      }),
+      { numRuns: 500 },
     );
   });
 });

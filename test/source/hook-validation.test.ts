@@ -85,3 +85,22 @@ describe("positions", () => {
     expect(w.warnings).toEqual(['hook "x": unknown event "Stopp"; did you mean "Stop"?']);
   });
 });
+
+describe("the agents rendered", () => {
+  it("are the only ones hooks are decided for, besides an agent a hook names (its errors stay)", async () => {
+    const yaml =
+      "version: 1\nhooks:\n  - {name: a, event: Stop, command: x}\n  - {name: b, event: Stop, type: http, url: https://h.example, targets: [kimi, claude]}\n";
+    const { parse } = await import("yaml");
+    const config = normalizeConfig(parse(yaml) as Partial<KanonConfig>);
+    const all = await validateConfig(config, paths, AGENTS, "user", {});
+    const some = await validateConfig(config, paths, AGENTS, "user", {}, undefined, new Set(["claude"]));
+    expect(all.errors).toEqual(['hook "b" targets kimi but type "http" is not supported for kimi']);
+    expect(some.errors).toEqual(all.errors);
+    expect(some.decisions).toEqual(all.decisions.filter((d) => d.agent === "claude" || d.explicit));
+    expect(some.decisions.map((d) => `${d.hook.name} ${d.agent}`)).toEqual([
+      "a claude",
+      "b claude",
+      "b kimi",
+    ]);
+  });
+});

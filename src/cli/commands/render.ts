@@ -23,13 +23,22 @@ export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }
  */
 export function renderListing(files: readonly TargetFile[]): Buffer {
   if (files.length === 0) return Buffer.from("No target files.\n");
-  const parts: Uint8Array[] = [];
-  const newline = Buffer.from("\n");
+  const heads = files.map((f, i) => `${i > 0 ? "\n" : ""}==> [${f.agent}] ${f.path}\n`);
+  const unended = (f: TargetFile) => f.content.length > 0 && f.content[f.content.length - 1] !== 0x0a;
+  let size = 0;
   files.forEach((f, i) => {
-    parts.push(Buffer.from(`${i > 0 ? "\n" : ""}==> [${f.agent}] ${f.path}\n`), f.content);
-    if (f.content.length > 0 && f.content[f.content.length - 1] !== 0x0a) parts.push(newline);
+    size += Buffer.byteLength(heads[i]!) + f.content.length + (unended(f) ? 1 : 0);
   });
-  return Buffer.concat(parts);
+  // One buffer, each part copied in once (concatenating thousands of parts costs an object each).
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  files.forEach((f, i) => {
+    at += out.write(heads[i]!, at);
+    out.set(f.content, at);
+    at += f.content.length;
+    if (unended(f)) out[at++] = 0x0a;
+  });
+  return out;
 }
 
 function fileJson(f: TargetFile) {
