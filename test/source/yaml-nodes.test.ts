@@ -6,7 +6,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
+import * as jsYaml from "js-yaml";
 import { describe, expect, it } from "vitest";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from "yaml";
 import { decodeYaml } from "../../src/source/decode.js";
@@ -104,6 +106,18 @@ function compare(text: string): string | null {
   return difference(fast.contents, lib.doc.contents, fast.aliases, lib.aliases);
 }
 
+/** Whether js-yaml and the library read the same value (false when either refuses the text). */
+function sameValue(text: string): boolean {
+  try {
+    return isDeepStrictEqual(
+      jsYaml.load(text) ?? null,
+      library(text).doc.toJS({ maxAliasCount: -1 }) ?? null,
+    );
+  } catch {
+    return false;
+  }
+}
+
 describe("nodes rebuilt from js-yaml's events", () => {
   it("match the yaml library's on every construct kanon.yaml uses", () => {
     const cases = [
@@ -175,6 +189,9 @@ describe("nodes rebuilt from js-yaml's events", () => {
           else lines[i] = `${line}${fragment}`;
         }
         const text = lines.join("\n");
+        // Where js-yaml and the library read different values (`-0x1F` is -31 to js-yaml, a string to
+        // the library's YAML 1.2 core schema), the rebuild follows js-yaml, kanon's reader.
+        if (!sameValue(text)) return;
         const d = compare(text);
         if (d === "skipped") return;
         compared++;
