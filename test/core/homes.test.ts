@@ -19,7 +19,7 @@ const renderedPaths = (m: AgentManifest): ScopedPath[] => [
   m.hooks.file,
 ];
 
-function userScope(env: NodeJS.ProcessEnv, cwd = "/work"): Scope {
+function userScope(env: NodeJS.ProcessEnv, cwd = "/srv/checkout"): Scope {
   return { kind: "user", userHome: HOME, homes: agentHomes(MANIFESTS, env, cwd).homes };
 }
 
@@ -39,10 +39,10 @@ describe("agentHomes", () => {
   });
 
   it("takes a relative value from the current directory, with a warning naming the agent", () => {
-    const r = agentHomes(MANIFESTS, { GEMINI_CLI_HOME: "g/../gem" }, "/work");
-    expect(r.homes).toEqual({ GEMINI_CLI_HOME: "/work/gem" });
+    const r = agentHomes(MANIFESTS, { GEMINI_CLI_HOME: "g/../gem" }, "/srv/checkout");
+    expect(r.homes).toEqual({ GEMINI_CLI_HOME: "/srv/checkout/gem" });
     expect(r.warnings).toEqual([
-      "GEMINI_CLI_HOME is a relative path (g/../gem): kanon uses /work/gem, while Gemini CLI resolves it from the directory it runs in",
+      "GEMINI_CLI_HOME is a relative path (g/../gem): kanon uses /srv/checkout/gem, while Gemini CLI resolves it from the directory it runs in",
     ]);
   });
 

@@ -22,7 +22,7 @@ describe("the state of a destination root", () => {
 
   it("is read from the root's directory once there is one", () => {
     const b = fresh();
-    const root = "/work/project";
+    const root = "/srv/project";
     const dir = rootStateDir(b, root);
     mkdirSync(dir, { recursive: true });
     writeRecord(dir, emptyRecord(root));
@@ -36,9 +36,9 @@ describe("the state of a destination root", () => {
     const other = rootStateDir(b, "/elsewhere/project");
     mkdirSync(other, { recursive: true });
     writeRecord(other, emptyRecord("/elsewhere/project"));
-    const loaded = loadRootState(b, "/work/project");
+    const loaded = loadRootState(b, "/srv/project");
     expect(loaded.record).toBeNull();
-    expect(loaded.dir).toBe(rootStateDir(b, "/work/project"));
+    expect(loaded.dir).toBe(rootStateDir(b, "/srv/project"));
     expect(loaded.dir).not.toBe(other);
   });
 });
