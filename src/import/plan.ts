@@ -16,14 +16,7 @@ import type { HomeFile, Imported } from "./read.js";
 import { applyEdits, type EntryKind, type MergeEdit, mergeEdits } from "./yaml.js";
 
 /** One file the import writes into the home (or deletes from it), as the diff pane shows it. */
-export interface HomeWrite {
-  path: string;
-  action: "create" | "update" | "delete";
-  before: Uint8Array | null;
-  after: Uint8Array | null;
-  mode: number;
-  beforeMode: number | null;
-}
+export type HomeWrite = Pick<Change, "path" | "action" | "before" | "after" | "mode" | "beforeMode">;
 
 /** Values a unit's writes are made from: equal bases write equal bytes. */
 export type Basis = Uint8Array | string | number | null;
