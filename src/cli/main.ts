@@ -278,11 +278,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
 function fileOutput(fd: number): Writable | undefined {
   try {
     const s = fstatSync(fd);
-    const devNull = () => {
-      const n = statSync("/dev/null");
-      return s.isCharacterDevice() && s.rdev === n.rdev;
-    };
-    if (!s.isFile() && !devNull()) return undefined;
+    const devNull = s.isCharacterDevice() && s.rdev === statSync("/dev/null").rdev;
+    if (!s.isFile() && !devNull) return undefined;
   } catch {
     return undefined;
   }
