@@ -10,6 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { CHECKSUM_WASM, cacheChecksum } from "./cache-checksum.mjs";
+import {
+  borrowHot,
+  COLD_ROOTS,
+  coldEntry,
+  coldStubs,
+  coldWrapper,
+  exportNames,
+} from "./esbuild-cold-chunk.mjs";
 import { lazyJsoncIntern, standIns } from "./esbuild-startup.mjs";
 import { rawText } from "./esbuild-text.mjs";
 import { borrowFromBundle, lendToUiChunk } from "./esbuild-ui-chunk.mjs";
@@ -61,34 +69,61 @@ const ui = await build({
 // dist/ is CommonJS (the root package is ESM): a CommonJS entry starts faster than an ESM one. The
 // bundle is a function the loader calls with CommonJS's arguments and its import().
 const IMPORT = "__kanonImport";
-await build({
+const COLD = "kanon-cold.js";
+const bundleOptions = (lent, write) => ({
   ...common,
   format: "cjs",
   entryPoints: ["src/cli/bin.ts"],
   outfile: "dist/kanon-bundle.js",
   banner: { js: `(function (exports, require, module, __filename, __dirname, ${IMPORT}) {` },
   footer: { js: "})" },
+  metafile: true,
+  write,
+  plugins: [rawText, standIns, lazyJsoncIntern, coldStubs({ lent, chunk: COLD, importChunk: IMPORT })],
+});
+// First the bundle's modules (the cold chunk takes those from the bundle), then the cold chunk (and
+// which modules it takes), then the bundle again, lending them.
+const inputs = (result) => new Set(Object.keys(result.metafile.inputs));
+const hot = inputs(await build(bundleOptions(new Map(), false)));
+for (const root of COLD_ROOTS)
+  if (hot.has(root)) throw new Error(`${root} is in the bundle: a module there imports it without import()`);
+const lent = new Set();
+await build({
+  ...common,
+  format: "cjs",
+  entryPoints: ["kanon-cold-entry"],
+  outfile: `dist/${COLD}`,
+  banner: { js: coldWrapper(IMPORT).banner },
+  footer: { js: coldWrapper(IMPORT).footer },
   plugins: [
     rawText,
     standIns,
     lazyJsoncIntern,
+    coldEntry,
     lendToUiChunk({
       borrowed,
       exports: ui.metafile.outputs["dist/kanon-ui.mjs"].exports,
       chunk: "./kanon-ui.mjs",
       importChunk: IMPORT,
     }),
+    borrowHot({ hot, lent }),
   ],
 });
+const final = inputs(await build(bundleOptions(await exportNames(build, [...lent]), true)));
+if (final.size !== hot.size || [...final].some((m) => !hot.has(m)))
+  throw new Error("lending modules to the cold chunk changed the bundle's modules");
 await writeFile("dist/package.json", '{ "type": "commonjs" }\n');
 const bundle = await readFile("dist/kanon-bundle.js", "utf8");
-// The loader reads the bundle as Latin-1, which is exact for ASCII and cheaper than UTF-8 (esbuild
-// escapes every other character: its default charset is ASCII).
-if (/[\u0080-\uffff]/.test(bundle))
-  throw new Error("dist/kanon-bundle.js is not ASCII: the loader reads it as Latin-1");
-// vm.Script runs the bundle without a module loader: an import() left in it would fail at run time.
-if (/(?<![.\w$])import\(/.test(bundle))
-  throw new Error("dist/kanon-bundle.js calls import(): bundle that module");
+for (const [name, text] of [
+  ["kanon-bundle.js", bundle],
+  [COLD, await readFile(`dist/${COLD}`, "utf8")],
+]) {
+  // The loaders read the scripts as Latin-1, which is exact for ASCII and cheaper than UTF-8 (esbuild
+  // escapes every other character: its default charset is ASCII).
+  if (/[\u0080-\uffff]/.test(text)) throw new Error(`dist/${name} is not ASCII: it is read as Latin-1`);
+  // vm.Script runs them without a module loader: an import() left in one would fail at run time.
+  if (/(?<![.\w$])import\(/.test(text)) throw new Error(`dist/${name} calls import(): bundle that module`);
+}
 
 // Make the code cache from a real run (`diff` of the example home in an empty HOME), after it has
 // run, so that it holds the functions the common commands compile, not only the top level.
@@ -123,32 +158,45 @@ script.runInThisContext()(exports, require, module, file, dirname(file), (specif
 // V8 rejects a cache made by another V8 version or with other V8 flags, but it checks only the length
 // of the source, and it trusts the bytes: a damaged cache crashes the process. So the cache's name
 // carries the bundle's hash (a loader reads only the cache of its own bundle) and the loader checks
-// the cache's checksum (scripts/cache-checksum.mjs) before V8 sees it, reading the cache straight into
-// the WebAssembly memory the checksum runs on. A cache that is missing, damaged or rejected means a
-// plain compile.
+// the cache's checksum (scripts/cache-checksum.mjs) before V8 sees it. A cache that is missing,
+// damaged or rejected means a plain compile.
+// Both files are half a megabyte, and on a virtual machine the first touch of a page of memory can
+// cost more than reading it: the loader reads the bundle into the WebAssembly memory the checksum runs
+// on, makes the source string from it, then reads the cache into the same pages.
 const cacheName = `kanon-bundle-${createHash("sha256").update(bundle).digest("hex").slice(0, 16)}.cache`;
 await writeFile(join("dist", cacheName), cache);
 const loader = `#!/usr/bin/env node
 "use strict";
-const { closeSync, fstatSync, openSync, readFileSync, readSync } = require("node:fs");
+const { closeSync, fstatSync, openSync, readSync } = require("node:fs");
 const { join } = require("node:path");
 const { Script } = require("node:vm");
 const file = join(__dirname, "kanon-bundle.js");
-let cachedData;
+const fd = openSync(file, "r");
+let cacheFd = -1;
 try {
-  const fd = openSync(join(__dirname, ${JSON.stringify(cacheName)}), "r");
+  cacheFd = openSync(join(__dirname, ${JSON.stringify(cacheName)}), "r");
+} catch {}
+const size = fstatSync(fd).size;
+const cacheSize = cacheFd < 0 ? 0 : fstatSync(cacheFd).size;
+const memory = new WebAssembly.Memory({ initial: Math.ceil((Math.max(size, cacheSize) + 4) / 65536) });
+const bytes = Buffer.from(memory.buffer);
+for (let at = 0, n; at < size; at += n)
+  if ((n = readSync(fd, bytes, at, size - at, at)) === 0) throw new Error(\`\${file}: shorter than \${size} bytes\`);
+closeSync(fd);
+const source = bytes.latin1Slice(0, size);
+let cachedData;
+if (cacheFd >= 0) {
   try {
-    const size = fstatSync(fd).size;
-    const memory = new WebAssembly.Memory({ initial: Math.ceil((size + 4) / 65536) });
-    const data = new Uint8Array(memory.buffer, 0, size);
     const wasm = new WebAssembly.Module(Buffer.from(${JSON.stringify(CHECKSUM_WASM)}, "base64"));
     const { h } = new WebAssembly.Instance(wasm, { m: { m: memory } }).exports;
-    if (readSync(fd, data, 0, size, 0) === size && h(0, size) === ${cacheChecksum(cache)}) cachedData = data;
-  } finally {
-    closeSync(fd);
-  }
-} catch {}
-const run = new Script(readFileSync(file, "latin1"), { filename: file, cachedData }).runInThisContext();
+    const read = readSync(cacheFd, bytes, 0, cacheSize, 0);
+    // The checksum reads the last word whole: the bytes after the cache are zero, as in the build's.
+    bytes.fill(0, cacheSize, cacheSize + 4);
+    if (read === cacheSize && h(0, cacheSize) === ${cacheChecksum(cache)}) cachedData = bytes.subarray(0, cacheSize);
+  } catch {}
+  closeSync(cacheFd);
+}
+const run = new Script(source, { filename: file, cachedData }).runInThisContext();
 run(exports, require, module, file, __dirname, (specifier) => import(specifier));
 `;
 await writeFile("dist/kanon.js", loader);

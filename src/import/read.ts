@@ -17,7 +17,7 @@ import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js"
 import { providerSkillName } from "../core/skill-names.js";
 import { isPlainObject } from "../formats/values.js";
 import type { InstructionFile, KanonConfig, SkillEntry } from "../model/config.js";
-import type { Agent, AgentManifest, ScopedPath } from "../model/manifest.js";
+import type { Agent, AgentImport, AgentManifest, ScopedPath } from "../model/manifest.js";
 import type { Source, TreeFile } from "../model/source.js";
 import { compareBytes, trimSpace } from "../model/text.js";
 import { KanonError, type Scope } from "../model/types.js";
@@ -97,17 +97,18 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
       warnings.push(`${m.displayName} settings are not importable yet`);
       continue;
     }
-    servers.push(...readMcpFile(agent, at, warnings));
+    const reader = (await agent.loadImport?.()) ?? {};
+    servers.push(...readMcpFile(agent, reader, at, warnings));
     const hookPath = at(m, m.hooks.file);
-    if (!hookPath || !agent.readHooks) continue;
-    for (const other of agent.unreadableHookFiles?.(hookPath) ?? [])
+    if (!hookPath || !reader.readHooks) continue;
+    for (const other of reader.unreadableHookFiles?.(hookPath) ?? [])
       warnings.push(
         `skipped ${other}: ${m.displayName} hooks are imported only from the ${basename(hookPath)} kanon generates`,
       );
     const text = readText(hookPath, warnings);
     if (text === null) continue;
     try {
-      const read = agent.readHooks(text, hookPath);
+      const read = reader.readHooks(text, hookPath);
       if (m.import.hookFile && read.document !== undefined)
         warnings.push(...secretWarnings(read.document, `${m.id}.${m.import.hookFile.secretPath}`));
       warnings.push(...read.warnings);
@@ -196,7 +197,7 @@ function parseDocument(text: string, format: "json" | "jsonc" | "toml"): unknown
   return value;
 }
 
-function readMcpFile(agent: Agent, at: At, warnings: string[]): FoundServer[] {
+function readMcpFile(agent: Agent, reader: AgentImport, at: At, warnings: string[]): FoundServer[] {
   const m = agent.manifest;
   const { mcpFile: label, mcpEntry } = m.import!;
   const path = [m.mcp.file, ...(m.mcp.alternatives ?? [])]
@@ -218,7 +219,7 @@ function readMcpFile(agent: Agent, at: At, warnings: string[]): FoundServer[] {
   for (const [key, value] of Object.entries(doc)) {
     if (key !== m.mcp.key) {
       warnings.push(
-        ...(agent.readOtherMcpKey?.(key, value) ?? [
+        ...(reader.readOtherMcpKey?.(key, value) ?? [
           `skipped unsupported ${m.id} ${label.label} field ${JSON.stringify(key)}`,
         ]),
       );

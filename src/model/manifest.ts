@@ -364,6 +364,16 @@ export interface GateCheckInput {
   env: NodeJS.ProcessEnv;
 }
 
+/** What `kanon import` reads with beyond the manifest's tables (native hook files). */
+export interface AgentImport {
+  /** Warnings for a top-level MCP-file key other than `manifest.mcp.key`; null for the default. */
+  readOtherMcpKey?(key: string, value: unknown): string[] | null;
+  /** The hooks in the agent's hook file (at `path`). Throws on text it cannot parse. */
+  readHooks?(text: string, path: string): HookRead;
+  /** Hook files beside `hookPath` that import cannot read (a user's own OpenCode plugins). */
+  unreadableHookFiles?(hookPath: string): string[];
+}
+
 /** An agent = its manifest plus the few things data cannot say (native file formats). */
 export interface Agent {
   manifest: AgentManifest;
@@ -371,12 +381,11 @@ export interface Agent {
   mcpServer(server: McpServer): Record<string, unknown>;
   /** The native hook file for the hooks the support check let through; null when there are none. */
   hookFile(hooks: NativeHook[]): HookFile | null;
-  /** Import: warnings for a top-level MCP-file key other than `manifest.mcp.key`; null for the default. */
-  readOtherMcpKey?(key: string, value: unknown): string[] | null;
-  /** Import: the hooks in the agent's hook file (at `path`). Throws on text it cannot parse. */
-  readHooks?(text: string, path: string): HookRead;
-  /** Import: hook files beside `hookPath` that import cannot read (a user's own OpenCode plugins). */
-  unreadableHookFiles?(hookPath: string): string[];
+  /**
+   * The import readers, loaded when import runs: with their parsers they are a good part of an
+   * agent's code, and the commands run many times a day (diff, apply) never read hooks back.
+   */
+  loadImport?(): Promise<AgentImport>;
   /** Read-only check of the agent's own state for gated hooks (never writes it). */
   gatedHooks?(input: GateCheckInput): Promise<{ hooks: GatedHook[]; warnings: string[] }>;
 }

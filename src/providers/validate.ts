@@ -1,6 +1,7 @@
 /**
- * Validation of `skills:` git entries (reference §2.4, git part) and the `validate` warnings about
- * mutable refs (§3.6). Nothing here touches the network or the disk.
+ * Validation of `skills:` git entries (reference §2.4, git part). Nothing here touches the network or
+ * the disk, and nothing here loads the provider machinery (lock.ts, materialize.ts): every command
+ * validates, few fetch.
  */
 import type { SkillEntry } from "../model/config.js";
 import { expandEnv } from "../model/env.js";
@@ -8,7 +9,6 @@ import { goQuote } from "../model/text.js";
 import { providerName } from "./name.js";
 import { cleanSubdir, urlProblem } from "./source.js";
 
-export { mutableRefWarnings } from "./lock.js";
 export { gitUrlEnvErrors } from "./source.js";
 
 /** A skill name in include/exclude: one directory name, nothing that could walk out of the provider. */

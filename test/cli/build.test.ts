@@ -26,17 +26,35 @@ const cacheName = () => readdirSync(DIST).find((f) => f.endsWith(".cache"))!;
 
 describe("the build", () => {
   it("keeps Ink and React out of every command's start-up: only kanon ui loads them", () => {
-    for (const name of ["kanon.js", "kanon-bundle.js"]) {
+    for (const name of ["kanon.js", "kanon-bundle.js", "kanon-cold.js"]) {
       const text = read(name);
       expect(text.includes("yoga"), name).toBe(false);
       expect(text.includes("react.transitional.element"), name).toBe(false);
     }
     // vm.Script gives the bundle no import(): the UI chunk comes through the loader's.
-    expect(/(?<![.\w$])import\(/.test(read("kanon-bundle.js"))).toBe(false);
+    for (const name of ["kanon-bundle.js", "kanon-cold.js"])
+      expect(/(?<![.\w$])import\(/.test(read(name)), name).toBe(false);
     const ui = read("kanon-ui.mjs");
     expect(ui).toContain("yoga");
     expect(ui).toContain("react.transitional.element");
-    expect(read("kanon-bundle.js")).toContain('__kanonImport("./kanon-ui.mjs")');
+    expect(read("kanon-cold.js")).toContain('__kanonImport("./kanon-ui.mjs")');
+  });
+
+  it("leaves commander, import, the git providers and the yaml package out of the bundle", () => {
+    const bundle = read("kanon-bundle.js");
+    const cold = read("kanon-cold.js");
+    for (const text of [
+      "unknownCommand", // commander
+      "settings are not importable yet", // src/import/read.ts
+      "is mutable without a matching kanon.lock entry", // src/providers/lock.ts
+      "YAMLMap", // the yaml package (positional decoding)
+    ]) {
+      expect(bundle, text).not.toContain(text);
+      expect(cold, text).toContain(text);
+    }
+    // One copy of each module: the cold chunk takes the bundle's (KanonError is defined once).
+    expect(bundle).toContain('name="KanonError"');
+    expect(cold).not.toContain('name="KanonError"');
   });
 
   it("gives the UI chunk the bundle's own kanon modules, not copies of them", () => {
@@ -51,7 +69,7 @@ describe("the build", () => {
     const name = cacheName();
     const cache = readFileSync(join(DIST, name));
     expect(read("kanon.js")).toContain(JSON.stringify(name));
-    expect(read("kanon.js")).toContain(`h(0, size) === ${cacheChecksum(cache)}`);
+    expect(read("kanon.js")).toContain(`h(0, cacheSize) === ${cacheChecksum(cache)}`);
     const script = new Script(read("kanon-bundle.js"), { filename: "kanon-bundle.js", cachedData: cache });
     expect(script.cachedDataRejected).toBe(false);
   });

@@ -158,6 +158,13 @@ describe("help", () => {
     expect(r.stdout).toMatch(/^Usage: kanon /);
   });
 
+  it("a run that names its command still rejects options no command has", () => {
+    const r = s.run(["--home", EXAMPLE, "--bogus", "diff"]);
+    expect(r).toMatchObject({ status: 1, stdout: "" });
+    expect(r.stderr).toContain("unknown option '--bogus'");
+    expect(s.run(["--home", EXAMPLE, "diff", "--bogus"]).stderr).toContain("unknown option '--bogus'");
+  });
+
   it("an unknown command is still an error", () => {
     expect(s.run(["difff"])).toMatchObject({ status: 1, stdout: "" });
     expect(s.run(["difff"]).stderr).toContain("unknown command 'difff'");
@@ -175,6 +182,9 @@ describe("help", () => {
     ["push"],
     ["hooks"],
     ["schema"],
+    ["import"],
+    ["ui"],
+    ["undo"],
     ["lock"],
     ["lock", "check"],
     ["lock", "update"],

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { COLOR, changeDiff, PLAIN, paintFor, planDiff, replacesNote } from "../../src/cli/diff-text.js";
 import type { Change } from "../../src/destination/plan.js";
+import type { ElidedLines } from "../../src/model/types.js";
 
 const change = (before: string | null, after: string): Change => ({
   file: { agent: "claude", path: "/h/f.md", content: Buffer.from(after), mode: 0o644 },
@@ -59,6 +60,41 @@ describe("diff text", () => {
       .split("\n")
       .filter((l) => l.startsWith("@@"));
     expect(hunks).toEqual(["@@ -1,11 +1,11 @@", "@@ -13,4 +13,4 @@"]);
+  });
+});
+
+describe("diff text of a new file with elided lines", () => {
+  /** What changeDiff showed when it split the whole file (the reference). */
+  function reference(text: string, elided: ElidedLines[]): string[] {
+    const lines = text.split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    const out = [`@@ -0,0 +1,${lines.length} @@`];
+    let i = 0;
+    for (const range of [...elided].sort((a, b) => a.from - b.from)) {
+      for (; i < range.from && i < lines.length; i++) out.push(`+${lines[i]}`);
+      if (range.to > i) out.push(`@@ … ${range.what} @@`);
+      i = Math.max(i, range.to);
+    }
+    for (; i < lines.length; i++) out.push(`+${lines[i]}`);
+    return out;
+  }
+  const range = fc
+    .tuple(fc.nat(12), fc.nat(12))
+    .map(([a, b]): ElidedLines => ({ from: Math.min(a, b), to: Math.max(a, b), what: `${a}-${b}` }));
+
+  it("shows the lines outside the elided ranges, for any text and ranges", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "bc", "\n", "\n\n", "é"), { maxLength: 20 }).map((p) => p.join("")),
+        fc.array(range, { minLength: 1, maxLength: 3 }),
+        (text, elided) => {
+          const c = change(null, text);
+          const diff = changeDiff({ ...c, file: { ...c.file, elided } }, PLAIN);
+          expect(diff.slice(2)).toEqual(reference(text, elided));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 

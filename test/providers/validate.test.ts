@@ -2,8 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { AGENT_IDS } from "../../src/agents/index.js";
 import type { KanonConfig } from "../../src/model/config.js";
+import { mutableRefWarnings } from "../../src/providers/lock.js";
 import type { Lock } from "../../src/providers/lock-types.js";
-import { gitSkillEntryErrors, gitUrlEnvErrors, mutableRefWarnings } from "../../src/providers/validate.js";
+import { gitSkillEntryErrors, gitUrlEnvErrors } from "../../src/providers/validate.js";
 import { config } from "./helpers.js";
 
 /** The git part of validation, as source/validate.ts runs it: enabled entries in order, then URL env refs. */

@@ -3,7 +3,6 @@ import { hookGroups } from "../../core/hooks/groups.js";
 import { encodeJson } from "../../formats/json.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
-import { claudeImport } from "./import.js";
 import { claudeManifest } from "./manifest.js";
 
 function mcpServer(s: McpServer): Record<string, unknown> {
@@ -22,7 +21,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const claude: Agent = {
   manifest: claudeManifest,
   mcpServer,
-  ...claudeImport,
+  loadImport: async () => (await import("./import.js")).claudeImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     const managed = { hooks: hookGroups(hooks) };

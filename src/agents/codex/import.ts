@@ -1,10 +1,10 @@
 /** Codex config.toml and hooks.json read back into the neutral form (kanon import): what the manifest cannot say. */
 import { readHookGroups } from "../../core/hooks/groups.js";
 import { isPlainObject } from "../../formats/values.js";
-import type { Agent } from "../../model/manifest.js";
+import type { AgentImport } from "../../model/manifest.js";
 import { codexManifest } from "./manifest.js";
 
-export const codexImport: Pick<Agent, "readOtherMcpKey" | "readHooks"> = {
+export const codexImport: Pick<AgentImport, "readOtherMcpKey" | "readHooks"> = {
   readOtherMcpKey(key, value) {
     if (key !== "profiles" || !isPlainObject(value)) return null;
     return Object.keys(value).map((p) => `skipped unsupported codex profiles field ${JSON.stringify(p)}`);

@@ -3,9 +3,7 @@ import { hookGroups } from "../../core/hooks/groups.js";
 import { encodeJson } from "../../formats/json.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
-import { codexImport } from "./import.js";
 import { codexManifest } from "./manifest.js";
-import { codexGatedHooks } from "./review.js";
 
 function mcpServer(s: McpServer): Record<string, unknown> {
   const item: Record<string, unknown> = {};
@@ -39,7 +37,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const codex: Agent = {
   manifest: codexManifest,
   mcpServer,
-  ...codexImport,
+  loadImport: async () => (await import("./import.js")).codexImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     // Codex rejects any top-level key but `hooks` and `description`: kanon writes only `hooks`, and
@@ -51,5 +49,5 @@ export const codex: Agent = {
       merge: { kind: "handlers", format: "json", key: "hooks" },
     };
   },
-  gatedHooks: codexGatedHooks,
+  gatedHooks: async (input) => (await import("./review.js")).codexGatedHooks(input),
 };

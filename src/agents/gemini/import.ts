@@ -1,12 +1,9 @@
 /** Gemini CLI settings.json read back (kanon import): kanon's hook groups beside the `mcpServers` entries. */
 import { readHookGroups } from "../../core/hooks/groups.js";
-import type { Agent } from "../../model/manifest.js";
-import { geminiManifest } from "./manifest.js";
+import type { AgentImport } from "../../model/manifest.js";
+import { GEMINI_HOOK_PREFIX, geminiManifest } from "./manifest.js";
 
-/** Handler names kanon writes start with this: how kanon tells its hook groups from the user's. */
-export const GEMINI_HOOK_PREFIX = "kanon:";
-
-export const geminiImport: Pick<Agent, "readOtherMcpKey" | "readHooks"> = {
+export const geminiImport: Pick<AgentImport, "readOtherMcpKey" | "readHooks"> = {
   // settings.json holds the hooks too: they are read by readHooks, not skipped.
   readOtherMcpKey: (key) => (key === "hooks" ? [] : null),
   readHooks: (text, path) =>

@@ -3,9 +3,7 @@ import { hookGroups } from "../../core/hooks/groups.js";
 import { encodeJson } from "../../formats/json.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
-import { GEMINI_HOOK_PREFIX, geminiImport } from "./import.js";
-import { geminiManifest } from "./manifest.js";
-import { geminiGatedHooks } from "./trust.js";
+import { GEMINI_HOOK_PREFIX, geminiManifest } from "./manifest.js";
 
 /**
  * Gemini expands `$VAR`, `${VAR}` and `${VAR:-default}` in these strings when it loads the settings,
@@ -36,7 +34,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const gemini: Agent = {
   manifest: geminiManifest,
   mcpServer,
-  ...geminiImport,
+  loadImport: async () => (await import("./import.js")).geminiImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     const managed = { hooks: hookGroups(hooks, { namePrefix: GEMINI_HOOK_PREFIX }) };
@@ -46,5 +44,5 @@ export const gemini: Agent = {
       merge: { kind: "hook-groups", format: "json", key: "hooks", namePrefix: GEMINI_HOOK_PREFIX },
     };
   },
-  gatedHooks: geminiGatedHooks,
+  gatedHooks: async (input) => (await import("./trust.js")).geminiGatedHooks(input),
 };

@@ -83,6 +83,9 @@ const events: Record<string, EventSupport> = {
   },
 };
 
+/** Handler names kanon writes start with this: how kanon tells its hook groups from the user's. */
+export const GEMINI_HOOK_PREFIX = "kanon:";
+
 export const geminiManifest: AgentManifest = {
   id: "gemini",
   displayName: "Gemini CLI",

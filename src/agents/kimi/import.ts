@@ -4,11 +4,8 @@ import { parseTOML } from "toml-eslint-parser";
 import { toSeconds } from "../../core/hooks/groups.js";
 import { ownerLabel } from "../../formats/toml.js";
 import { isPlainObject } from "../../formats/values.js";
-import type { Agent, HookRead, NativeHook } from "../../model/manifest.js";
-import { kimiManifest } from "./manifest.js";
-
-/** kanon's `[[hooks]]` tables carry `# kanon: <hook name>` on their header line. */
-export const KIMI_HOOK_MARKER = "kanon";
+import type { AgentImport, HookRead, NativeHook } from "../../model/manifest.js";
+import { KIMI_HOOK_MARKER, kimiManifest } from "./manifest.js";
 
 /** config.toml's `[[hooks]]`: kanon's tables (marked on their header line) come back under their names. */
 function readHooks(text: string, path: string): HookRead {
@@ -90,4 +87,4 @@ function hookLabels(text: string): (string | null)[] {
   return labels;
 }
 
-export const kimiImport: Pick<Agent, "readHooks"> = { readHooks };
+export const kimiImport: Pick<AgentImport, "readHooks"> = { readHooks };

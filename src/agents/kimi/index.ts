@@ -3,8 +3,7 @@
 import { encodeMarkedTables } from "../../formats/toml.js";
 import type { McpServer } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
-import { kimiImport, KIMI_HOOK_MARKER as MARKER } from "./import.js";
-import { kimiManifest } from "./manifest.js";
+import { kimiManifest, KIMI_HOOK_MARKER as MARKER } from "./manifest.js";
 
 const BEARER_REF = /^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
@@ -47,7 +46,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const kimi: Agent = {
   manifest: kimiManifest,
   mcpServer,
-  ...kimiImport,
+  loadImport: async () => (await import("./import.js")).kimiImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     // Kimi's schema is strict: exactly these keys, or it drops every hook.

@@ -120,6 +120,9 @@ for (const [name, matcher] of [
   };
 }
 
+/** kanon's `[[hooks]]` tables carry `# kanon: <hook name>` on their header line. */
+export const KIMI_HOOK_MARKER = "kanon";
+
 export const kimiManifest: AgentManifest = {
   id: "kimi",
   displayName: "Kimi Code",

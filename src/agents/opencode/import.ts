@@ -1,11 +1,29 @@
 /** OpenCode's hooks read back from kanon's own kanon-hooks.js (kanon import). */
 import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { type ParseError, parse } from "jsonc-parser";
 import { isStringList } from "../../core/import/mcp-entry.js";
 import { isPlainObject } from "../../formats/values.js";
-import type { Agent, HookRead, NativeHook } from "../../model/manifest.js";
+import type { AgentImport, HookRead, NativeHook } from "../../model/manifest.js";
 import { opencodeHooks } from "./hooks.js";
-import { readOpenCodePlugin } from "./plugin.js";
+import { BEGIN, HEADER } from "./plugin.js";
+
+/**
+ * The hook table of a kanon-hooks.js that kanon generated (import), or null when the text is not
+ * kanon's plugin. The table is JSON data (one entry a line, trailing commas), never code.
+ */
+function readOpenCodePlugin(text: string): unknown[] | null {
+  if (!text.startsWith(HEADER.slice(0, HEADER.indexOf("\n")))) return null;
+  const start = text.indexOf(`${BEGIN}const HOOKS = `);
+  const end = text.indexOf(";\nconst TOOL_NAMES", start);
+  if (start < 0 || end < 0) return null;
+  const errors: ParseError[] = [];
+  const table: unknown = parse(text.slice(start + BEGIN.length + "const HOOKS = ".length, end), errors, {
+    allowTrailingComma: true,
+    disallowComments: true,
+  });
+  return errors.length === 0 && Array.isArray(table) ? table : null;
+}
 
 function readHooks(text: string): HookRead {
   const out: HookRead = { hooks: [], named: true, order: "file", warnings: [] };
@@ -63,7 +81,7 @@ function unreadableHookFiles(hookPath: string): string[] {
   }
 }
 
-export const opencodeImport: Pick<Agent, "readHooks" | "unreadableHookFiles"> = {
+export const opencodeImport: Pick<AgentImport, "readHooks" | "unreadableHookFiles"> = {
   readHooks,
   unreadableHookFiles,
 };

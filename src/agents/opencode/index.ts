@@ -2,7 +2,6 @@
 import type { McpServer } from "../../model/config.js";
 import { ENV_REF } from "../../model/env.js";
 import type { Agent } from "../../model/manifest.js";
-import { opencodeImport } from "./import.js";
 import { opencodeManifest } from "./manifest.js";
 import { pluginRuntimeLines, renderOpenCodePlugin } from "./plugin.js";
 
@@ -36,7 +35,7 @@ function mcpServer(s: McpServer): Record<string, unknown> {
 export const opencode: Agent = {
   manifest: opencodeManifest,
   mcpServer,
-  ...opencodeImport,
+  loadImport: async () => (await import("./import.js")).opencodeImport,
   hookFile(hooks) {
     if (hooks.length === 0) return null;
     const content = renderOpenCodePlugin(

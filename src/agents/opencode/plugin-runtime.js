@@ -33,7 +33,7 @@ function log(message) {
 function firstLine(text) {
   const t = String(text ?? "").trim();
   const line = t.split("\n", 1)[0] ?? "";
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+  return line.length > 300 ? `${line.slice(0, 300)}\u2026` : line;
 }
 
 // ---- the table, indexed once at load -------------------------------------------------------------

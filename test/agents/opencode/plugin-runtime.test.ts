@@ -12,6 +12,10 @@ describe("plugin runtime", () => {
     expect(PLUGIN_RUNTIME).toBe(readRuntime());
   });
 
+  it("is ASCII, so that V8 holds it (in the bundle and in every rendered plugin) one byte a character", () => {
+    expect(readRuntime()).not.toMatch(/[^\t\n -~]/);
+  });
+
   it("has exactly one data block, which holds an empty table", () => {
     const src = readRuntime();
     expect(src.split("// kanon:hooks-begin\n")).toHaveLength(2);

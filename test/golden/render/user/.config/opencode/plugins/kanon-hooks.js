@@ -2,7 +2,7 @@
 // OpenCode 1 and OpenCode 2 both load it from this plugins/ directory; the hooks it runs are the
 // HOOKS table below.
 
-// [golden] plugin-runtime.js sha256:999847826eb1015663272195a224a9a6c41d6abf5ac9cbbbefcb115727828b5e surrounds this data block
+// [golden] plugin-runtime.js sha256:e2dceece0fb838c7c283a269c968befc9e4fa7cbcd060f0c97496a753ef63688 surrounds this data block
 // kanon:hooks-begin
 const HOOKS = [
   {"name":"session-start","event":"SessionStart","matcher":{"names":["startup"]},"command":"echo started 2>>/tmp/claude-log","timeout":5},

@@ -1,0 +1,244 @@
+/**
+ * The commands and options of `kanon`, as data: commander builds the full program from this table
+ * (program.ts: help, errors, suggestions), and quick-parse.ts runs the common commands from it without
+ * loading commander. Each command loads its module when it runs.
+ */
+import { AGENT_IDS } from "../agents/index.js";
+import type { ImportFlags } from "./commands/import.js";
+import type { GlobalFlags, Io } from "./context.js";
+import type { MachineFlags } from "./import-machine.js";
+
+/** One option, in commander's notation: `--json`, `-n, --dry-run`, `--mode <mode>`, `--no-git`. */
+export interface OptionSpec {
+  flags: string;
+  description: string;
+  default?: string;
+}
+
+/** Each command's function declares the options it reads; the table gives them as parsed. */
+// biome-ignore lint/suspicious/noExplicitAny: option values are typed by the function that takes them
+export type Options = Record<string, any>;
+
+export interface Call {
+  flags: GlobalFlags;
+  opts: Options;
+  /** The operands after the command (its argument, or the words a command takes in excess). */
+  args: string[];
+  io: Io;
+}
+
+export interface CommandSpec {
+  /** The name, then any aliases. */
+  names: [string, ...string[]];
+  description: string;
+  /** Commander's notation: `[repository]`, `[provider...]`. */
+  argument?: { name: string; description: string };
+  options?: OptionSpec[];
+  /** The command takes operands it does not declare (`kanon lock <provider>…`). */
+  excessArguments?: boolean;
+  example: string;
+  subcommands?: CommandSpec[];
+  /** Runs the command; a number it returns is its exit status (`--exit-code`). Errors throw. */
+  run(call: Call): Promise<unknown>;
+}
+
+export const GLOBAL_OPTIONS: OptionSpec[] = [
+  {
+    flags: "--home <path>",
+    description: "Kanon source repository path (defaults to KANON_HOME or ~/.config/kanon)",
+  },
+  { flags: "--config <path>", description: "config file path (defaults to <home>/kanon.yaml)" },
+  { flags: "--project <dir>", description: "render project-scoped agent settings into this repository" },
+  { flags: "--agent <name>", description: `agent to manage: all, ${AGENT_IDS.join(", ")}`, default: "all" },
+];
+
+const render = () => import("./commands/render.js");
+const sync = () => import("./commands/sync.js");
+const lock = () => import("./commands/lock.js");
+
+const YES = { flags: "--yes", description: "apply without prompting" };
+const STAT = { flags: "--stat", description: "show only the summary before the prompt, not the diff" };
+const EXIT_CODE = { flags: "--exit-code", description: "exit 1 when files would change, 0 when in sync" };
+const policies = (mode: string): OptionSpec[] => [
+  { flags: "--secret-policy <policy>", description: `secret handling ${mode}: keep`, default: "keep" },
+  {
+    flags: "--instruction-policy <policy>",
+    description: `instruction handling ${mode}: auto, ${AGENT_IDS.join(", ")}, merge, per-agent, or skip`,
+    default: "auto",
+  },
+];
+const HOOK_NAMES = "command (from the command) or go (<agent>-<event>-<i>)";
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    names: ["init"],
+    description: "Create a new Kanon source repository, or clone one from a remote",
+    argument: { name: "[repository]", description: "git URL or path of an existing Kanon home to clone" },
+    options: [
+      { flags: "--force", description: "overwrite existing starter files" },
+      { flags: "--no-git", description: "do not run git init in the Kanon home" },
+    ],
+    example: "kanon init git@github.com:me/kanon-home.git",
+    run: async ({ flags, opts, args: [repo], io }) => {
+      if (repo !== undefined) await (await sync()).cloneCommand(flags, repo, io);
+      else await (await import("./commands/init.js")).initCommand(flags, opts, io);
+    },
+  },
+  {
+    names: ["validate"],
+    description: "Validate the source state (kanon.yaml and referenced assets)",
+    example: "kanon validate",
+    run: async ({ flags, io }) => (await import("./commands/validate.js")).validateCommand(flags, io),
+  },
+  {
+    names: ["render"],
+    description: "Render the target state (agent-native files) from the source state",
+    options: [{ flags: "--json", description: "print files, their agents and the warnings as JSON" }],
+    example: "kanon render --agent claude",
+    run: async ({ flags, opts, io }) => (await render()).renderCommand(flags, opts, io),
+  },
+  {
+    names: ["diff"],
+    description: "Diff the target state against files on disk (destination)",
+    options: [
+      { flags: "--json", description: "print the changes and the warnings as JSON" },
+      {
+        flags: "--stat",
+        description: "print only the summary: files created, updated and deleted per agent",
+      },
+      EXIT_CODE,
+    ],
+    example: "kanon diff --exit-code >/dev/null || echo 'settings drifted'",
+    run: async ({ flags, opts, io }) => (await render()).diffCommand(flags, opts, io),
+  },
+  {
+    names: ["apply"],
+    description: "Apply the target state to disk (destination)",
+    options: [
+      YES,
+      { flags: "-n, --dry-run", description: "show what apply would change without writing" },
+      STAT,
+    ],
+    example: "kanon apply --project . --yes",
+    run: async ({ flags, opts, io }) => (await render()).applyCommand(flags, opts, io),
+  },
+  {
+    names: ["undo"],
+    description: "Undo the last apply: remove the files it created, restore what it replaced or deleted",
+    options: [
+      { flags: "--yes", description: "undo without prompting" },
+      { flags: "-n, --dry-run", description: "show what undo would change without writing" },
+    ],
+    example: "kanon undo --dry-run",
+    run: async ({ flags, opts, io }) => (await render()).undoCommand(flags, opts, io),
+  },
+  {
+    names: ["status"],
+    description: "Show source git status and destination drift",
+    options: [{ flags: "--json", description: "print the status as JSON" }, EXIT_CODE],
+    example: "kanon status",
+    run: async ({ flags, opts, io }) => (await import("./commands/status.js")).statusCommand(flags, opts, io),
+  },
+  {
+    names: ["update"],
+    description: "Pull the source repository, then render and apply (remote to destination)",
+    options: [
+      YES,
+      { flags: "-n, --dry-run", description: "pull, then show what apply would change without writing" },
+      STAT,
+    ],
+    example: "kanon update --yes",
+    run: async ({ flags, opts, io }) => (await sync()).updateCommand(flags, opts, io),
+  },
+  {
+    names: ["pull"],
+    description: "Pull the Kanon source repository (git pull --ff-only)",
+    example: "kanon pull",
+    run: async ({ flags, io }) => (await sync()).pullCommand(flags, io),
+  },
+  {
+    names: ["push"],
+    description: "Push the Kanon source repository (git push)",
+    example: "kanon push",
+    run: async ({ flags, io }) => (await sync()).pushCommand(flags, io),
+  },
+  {
+    names: ["hooks"],
+    description: "Show how every hook renders for every agent: as written, translated, or left out, and why",
+    options: [
+      { flags: "--json", description: "print the decisions as JSON" },
+      { flags: "--strict", description: "exit 1 when any hook is not rendered as written" },
+    ],
+    example: "kanon hooks --agent codex",
+    run: async ({ flags, opts, io }) => (await import("./commands/hooks.js")).hooksCommand(flags, opts, io),
+  },
+  {
+    names: ["schema"],
+    description: "Print the JSON Schema of kanon.yaml (for editor completion and checks)",
+    example: "kanon schema > kanon.schema.json",
+    run: async ({ io }) => (await import("./commands/schema.js")).schemaCommand(io),
+  },
+  {
+    names: ["import", "add"],
+    description: "Capture existing agent files into the source state",
+    options: [
+      { flags: "--write", description: "write imported config and files into the Kanon home" },
+      {
+        flags: "--force",
+        description:
+          "overwrite an existing kanon.yaml during import (with --merge: replace differing entries)",
+      },
+      {
+        flags: "--merge",
+        description: "add the imported entries to the existing kanon.yaml, keeping its comments and layout",
+      },
+      { flags: "--ui", description: "review and select imports in the interactive TUI" },
+      ...policies("during import"),
+      { flags: "--hook-names <style>", description: `hook names: ${HOOK_NAMES}`, default: "command" },
+    ],
+    example: "kanon import --write",
+    // (Options with a default are always set.)
+    run: async ({ flags, opts, io }) =>
+      (await import("./commands/import.js")).importCommand(flags, opts as ImportFlags, io),
+  },
+  {
+    names: ["ui"],
+    description: "Review and apply (or import) changes one by one in an interactive terminal UI",
+    options: [
+      { flags: "-n, --dry-run", description: "start in dry-run mode (preview applies without writing)" },
+      { flags: "--mode <mode>", description: "initial UI mode: apply or import", default: "apply" },
+      ...policies("in import mode"),
+      {
+        flags: "--hook-names <style>",
+        description: `hook names in import mode: ${HOOK_NAMES}`,
+        default: "command",
+      },
+    ],
+    example: "kanon ui -n",
+    run: async ({ flags, opts, io }) =>
+      (await import("./commands/ui.js")).uiCommand(flags, opts as MachineFlags, io),
+  },
+  {
+    names: ["lock"],
+    description: "Create or repair kanon.lock git skill provider pins",
+    excessArguments: true,
+    example: "kanon lock",
+    run: async ({ flags, args, io }) => (await lock()).lockCommand(flags, args, io),
+    subcommands: [
+      {
+        names: ["check"],
+        description: "Verify git skill providers against kanon.lock",
+        example: "kanon lock check",
+        run: async ({ flags, io }) => (await lock()).lockCheckCommand(flags, io),
+      },
+      {
+        names: ["update"],
+        description: "Re-resolve git skill providers and update kanon.lock",
+        argument: { name: "[provider...]", description: "names of the git skill providers to re-resolve" },
+        options: [{ flags: "--all", description: "update every enabled git skill provider" }],
+        example: "kanon lock update agent-skills",
+        run: async ({ flags, opts, args, io }) => (await lock()).lockUpdateCommand(flags, args, opts, io),
+      },
+    ],
+  },
+];

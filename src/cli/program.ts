@@ -1,0 +1,109 @@
+/** The `kanon` program in commander, built from the command table: help, usage errors, suggestions. */
+import { Command, Option } from "commander";
+import { AGENTS } from "../agents/index.js";
+import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS } from "./command-table.js";
+import type { GlobalFlags, Io } from "./context.js";
+
+declare const __KANON_VERSION__: string;
+const VERSION = typeof __KANON_VERSION__ === "string" ? __KANON_VERSION__ : "0.0.0-dev";
+
+const agentNames = AGENTS.map((a) => a.manifest.displayName);
+const DESCRIPTION = `Manage coding-agent settings from a shared Kanon repository
+
+kanon compiles one neutral source, the Kanon home (kanon.yaml, instructions/,
+skills/, hooks/), into the native files of ${agentNames.slice(0, -1).join(", ")} and ${agentNames.at(-1)}:
+  source state       the Kanon home (usually a git repository)
+  target state       the rendered agent files (never stored)
+  destination state  the real files on disk
+render shows the target state, diff compares it with the destination, and
+apply writes it, changing only kanon's own entries in files you also edit.`;
+
+/**
+ * The program, with every command; with `argv`, only the command it names when it names one (any other
+ * run, such as bare `kanon`, `help` or a misspelt command, gets them all for its help and suggestions).
+ */
+export function buildProgram(
+  io: Io,
+  argv?: readonly string[],
+  commands: readonly CommandSpec[] = COMMANDS,
+): { program: Command; exitStatus: () => number } {
+  const program = new Command("kanon")
+    .description(DESCRIPTION)
+    .version(VERSION, "-v, --version", "print the kanon version")
+    .helpOption("-h, --help", "show help")
+    .showHelpAfterError(false)
+    // Set before the subcommands are made: they inherit it, so every help lists --home, --project…
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  for (const o of GLOBAL_OPTIONS) program.addOption(option(o));
+  let status = 0;
+
+  const define = (parent: Command, spec: CommandSpec) => {
+    const [name, ...aliases] = spec.names;
+    const cmd = parent.command(name).description(spec.description);
+    for (const alias of aliases) cmd.alias(alias);
+    if (spec.argument) cmd.argument(spec.argument.name, spec.argument.description);
+    for (const o of spec.options ?? []) cmd.addOption(option(o));
+    if (spec.excessArguments) cmd.allowExcessArguments();
+    cmd.action(async (...params: unknown[]) => {
+      const self = params.at(-1) as Command;
+      const code = await spec.run({
+        flags: program.opts() as GlobalFlags,
+        opts: self.opts(),
+        args: self.args,
+        io,
+      });
+      if (typeof code === "number") status = code;
+    });
+    cmd.addHelpText("after", `\nExample:\n  ${spec.example}\n`);
+    for (const sub of spec.subcommands ?? []) define(cmd, sub);
+  };
+  // Commander builds every option and help text when a command is defined, a good part of a small
+  // command's work: a run defines only the command it names.
+  const word = argv && commandWord(program, argv);
+  const named = commands.filter((c) => word !== undefined && c.names.includes(word));
+  for (const spec of named.length > 0 ? named : commands) define(program, spec);
+
+  // Bare `kanon` (or only global options) prints the help to stdout; an unknown word is still an error.
+  program.allowExcessArguments().action((_opts, cmd: Command) => {
+    // unknownCommand (with its did-you-mean) is public in commander but missing from its types.
+    if (cmd.args.length > 0) (cmd as Command & { unknownCommand(): never }).unknownCommand();
+    else cmd.outputHelp();
+  });
+  return { program, exitStatus: () => status };
+}
+
+function option({
+  flags,
+  description,
+  default: value,
+}: {
+  flags: string;
+  description: string;
+  default?: string;
+}) {
+  const o = new Option(flags, description);
+  return value === undefined ? o : o.default(value);
+}
+
+/**
+ * The first word of `argv` that is not a global option or its value (`kanon --home h diff` → "diff");
+ * undefined when there is none, or when a word before it is not a global option kanon can skip.
+ */
+function commandWord(program: Command, argv: readonly string[]): string | undefined {
+  let value = false;
+  for (const word of argv) {
+    if (value) value = false;
+    else if (!word.startsWith("-")) return word;
+    else {
+      const flag = word.split("=", 1)[0];
+      const option = program.options.find((o) => o.long === flag || o.short === flag);
+      if (!option || option.optional) return undefined;
+      value = option.required && flag === word;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,81 @@
+/**
+ * The command lines people and scripts type many times a day (`kanon diff`, `kanon --home h apply
+ * --yes`), read from the command table without commander, whose loading and program building are a
+ * good part of a small command's start-up. Anything else goes to commander (program.ts), which prints
+ * the help and the usage errors: this reads only lines it can read exactly as commander does (a test
+ * compares the two on generated command lines).
+ */
+import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS, type Options } from "./command-table.js";
+import type { GlobalFlags } from "./context.js";
+
+/** `--home <path>` → home; other notations are not read here. */
+const VALUE_OPTION = /^--([a-z]+) <[a-z]+>$/;
+/** `--json`, `-n, --dry-run` → [short, long]; negations and options with values are not read here. */
+const FLAG = /^(?:(-[a-zA-Z]), )?--((?!no-)[a-z][a-z-]*)$/;
+
+const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+interface Quick {
+  spec: CommandSpec;
+  /** A word on the command line → the option it sets. */
+  flags: Map<string, string>;
+}
+
+let table: { globals: Map<string, keyof GlobalFlags>; defaults: GlobalFlags; commands: Map<string, Quick> };
+
+function quickTable(): typeof table {
+  const globals = new Map<string, keyof GlobalFlags>();
+  const defaults: Record<string, string> = {};
+  for (const o of GLOBAL_OPTIONS) {
+    const m = VALUE_OPTION.exec(o.flags);
+    if (!m) throw new Error(`global option ${o.flags}: not a --name <value> option`);
+    globals.set(`--${m[1]}`, m[1] as keyof GlobalFlags);
+    if (o.default !== undefined) defaults[m[1]!] = o.default;
+  }
+  const commands = new Map<string, Quick>();
+  for (const spec of COMMANDS) {
+    if (spec.argument || spec.excessArguments || spec.subcommands) continue;
+    const flags = new Map<string, string>();
+    const read = (spec.options ?? []).every((o) => {
+      const m = FLAG.exec(o.flags);
+      if (!m || o.default !== undefined) return false;
+      if (m[1]) flags.set(m[1], camel(m[2]!));
+      flags.set(`--${m[2]}`, camel(m[2]!));
+      return true;
+    });
+    if (read) for (const name of spec.names) commands.set(name, { spec, flags });
+  }
+  return { globals, defaults: defaults as unknown as GlobalFlags, commands };
+}
+
+/**
+ * The command, global flags and options of `argv` when every word is a global option with its value,
+ * the command's name, or one of the command's own flags; undefined for anything else.
+ */
+export function quickParse(
+  argv: readonly string[],
+): { spec: CommandSpec; flags: GlobalFlags; opts: Options } | undefined {
+  table ??= quickTable();
+  const flags: GlobalFlags = { ...table.defaults };
+  const opts: Options = {};
+  let command: Quick | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const eq = word.startsWith("--") ? word.indexOf("=") : -1;
+    const global = table.globals.get(eq < 0 ? word : word.slice(0, eq));
+    if (global) {
+      const value = eq < 0 ? argv[++i] : word.slice(eq + 1);
+      // A value that looks like an option is commander's to read (or to reject).
+      if (value === undefined || (eq < 0 && value.startsWith("-"))) return undefined;
+      flags[global] = value;
+    } else if (!command) {
+      command = table.commands.get(word);
+      if (!command) return undefined;
+    } else {
+      const option = command.flags.get(word);
+      if (!option) return undefined;
+      opts[option] = true;
+    }
+  }
+  return command && { spec: command.spec, flags, opts };
+}
