@@ -40,11 +40,12 @@ const rel = (file) => relative(".", file).split(sep).join("/");
 /**
  * For the bundle: `import()` of a cold root becomes a stub that asks the cold chunk for the module.
  * `lent` maps each of the bundle's modules the chunk takes to its export names (empty on the build that
- * finds them); `chunk` is the chunk's file name and `importChunk` the free name of the loader's
- * import() (for the UI chunk). The modules are lent as objects of getters made when the chunk loads:
+ * finds them); `chunk` is the chunk's file name, `importChunk` the free name of the loader's import()
+ * (for the UI chunk) and `cached` the free name of the loader's function that gives the chunk's
+ * verified code cache. The modules are lent as objects of getters made when the chunk loads:
  * a namespace import would make each module's namespace object on every run.
  */
-export function coldStubs({ lent, chunk, importChunk }) {
+export function coldStubs({ lent, chunk, importChunk, cached }) {
   return {
     name: "cold-stubs",
     setup(build) {
@@ -91,7 +92,8 @@ export function coldStubs({ lent, chunk, importChunk }) {
             "  if (!roots) {",
             `    const file = join(__dirname, ${JSON.stringify(chunk)});`,
             `    const lent = { ${paths.map((p, i) => `${JSON.stringify(p)}: ${lentObject(i)}`).join(", ")} };`,
-            '    const run = new Script(readFileSync(file, "latin1"), { filename: file }).runInThisContext();',
+            `    const cachedData = ${cached}?.("cold");`,
+            '    const run = new Script(readFileSync(file, "latin1"), { filename: file, cachedData }).runInThisContext();',
             `    roots = run(require, __dirname, ${importChunk}, lent);`,
             "  }",
             "  return roots[path];",

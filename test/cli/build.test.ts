@@ -22,7 +22,8 @@ const { CHECKSUM_WASM, cacheChecksum } = await untyped("../../scripts/cache-chec
 
 const DIST = join(ROOT, "dist");
 const read = (name: string) => readFileSync(join(DIST, name), "utf8");
-const cacheName = () => readdirSync(DIST).find((f) => f.endsWith(".cache"))!;
+const cacheName = (script = "kanon-bundle") =>
+  readdirSync(DIST).find((f) => f.startsWith(`${script}-`) && f.endsWith(".cache"))!;
 
 describe("the build", () => {
   it("keeps Ink and React out of every command's start-up: only kanon ui loads them", () => {
@@ -65,13 +66,15 @@ describe("the build", () => {
     expect(ui).toContain('kanon.modules")]["src/destination/apply.ts"]');
   });
 
-  it("ships a code cache that this Node accepts, named after the bundle and checked by the loader", () => {
-    const name = cacheName();
-    const cache = readFileSync(join(DIST, name));
-    expect(read("kanon.js")).toContain(JSON.stringify(name));
-    expect(read("kanon.js")).toContain(`h(0, cacheSize) === ${cacheChecksum(cache)}`);
-    const script = new Script(read("kanon-bundle.js"), { filename: "kanon-bundle.js", cachedData: cache });
-    expect(script.cachedDataRejected).toBe(false);
+  it("ships code caches that this Node accepts, named after their scripts and checked by the loader", () => {
+    for (const script of ["kanon-bundle", "kanon-cold"]) {
+      const name = cacheName(script);
+      const cache = readFileSync(join(DIST, name));
+      expect(read("kanon.js")).toContain(`${JSON.stringify(name)}, ${cacheChecksum(cache)}`);
+      const file = `${script}.js`;
+      const compiled = new Script(read(file), { filename: file, cachedData: cache });
+      expect(compiled.cachedDataRejected, script).toBe(false);
+    }
   });
 });
 
@@ -126,10 +129,10 @@ describe("the loader without a usable code cache", () => {
   const copy = join(base, "dist");
   cpSync(DIST, copy, { recursive: true });
   cpSync(join(ROOT, "examples/home"), join(base, "kanon-home"), { recursive: true });
-  const run = (kanon: string, nodeFlags: string[] = []) => {
+  const run = (kanon: string, nodeFlags: string[] = [], args = ["render"]) => {
     const r = spawnSync(
       process.execPath,
-      [...nodeFlags, kanon, "--home", join(base, "kanon-home"), "render"],
+      [...nodeFlags, kanon, "--home", join(base, "kanon-home"), ...args],
       {
         encoding: "utf8",
         env: sandboxEnv(home),
@@ -138,6 +141,8 @@ describe("the loader without a usable code cache", () => {
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const expected = run(KANON);
+  // The help comes from the cold chunk (commander), with its own code cache.
+  const help = run(KANON, [], ["--help"]);
 
   it("compiles the bundle when V8 rejects the cache (other V8 flags)", () => {
     expect(expected.status).toBe(0);
@@ -156,5 +161,17 @@ describe("the loader without a usable code cache", () => {
   it("compiles the bundle when the cache is missing", () => {
     unlinkSync(join(copy, cacheName()));
     expect(run(join(copy, "kanon.js"))).toEqual(expected);
+  });
+
+  it("compiles the cold chunk when its cache is damaged or missing", () => {
+    expect(help).toMatchObject({ status: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: kanon /);
+    const file = join(copy, cacheName("kanon-cold"));
+    const bytes = readFileSync(file);
+    for (let i = 64; i < bytes.length; i += 97) bytes[i] = bytes[i]! ^ 0xff;
+    writeFileSync(file, bytes);
+    expect(run(join(copy, "kanon.js"), [], ["--help"])).toEqual(help);
+    unlinkSync(file);
+    expect(run(join(copy, "kanon.js"), [], ["--help"])).toEqual(help);
   });
 });
