@@ -73,27 +73,31 @@ export function changeDiff(change: Change, paint: Paint): string[] {
  * what it holds. (An update shows hunks as usual: an unchanged runtime has none.)
  */
 function newFileLines(text: string, elided: readonly ElidedLines[], paint: Paint): string[] {
-  // The lines are found with indexOf, not split: most of such a file is elided, and its lines are
-  // only counted. A final newline ends the last line (it does not start an empty one).
+  // The lines are found with indexOf, not split, and only the ones shown are made: most of such a
+  // file is elided. A final newline ends the last line (it does not start an empty one).
   let count = text.length > 0 && !text.endsWith("\n") ? 1 : 0;
   for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
   const out = [painted(paint.hunk, `@@ -0,0 +1,${count} @@`)];
   let i = 0;
   let start = 0; // of line i
-  const next = () => {
-    const end = text.indexOf("\n", start);
-    const line = text.slice(start, end < 0 ? text.length : end);
-    start = end < 0 ? text.length : end + 1;
+  /** Line i's end, after which the next line starts. */
+  const end = () => {
+    const at = text.indexOf("\n", start);
+    return at < 0 ? text.length : at;
+  };
+  const show = () => {
+    const e = end();
+    out.push(painted(paint.added, `+${text.slice(start, e)}`));
+    start = e + 1;
     i++;
-    return line;
   };
   for (const range of [...elided].sort((a, b) => a.from - b.from)) {
-    while (i < range.from && i < count) out.push(painted(paint.added, `+${next()}`));
+    while (i < range.from && i < count) show();
     if (range.to > i) out.push(painted(paint.hunk, `@@ … ${range.what} @@`));
-    while (i < range.to && i < count) next();
+    for (; i < range.to && i < count; i++) start = end() + 1;
     i = Math.max(i, range.to);
   }
-  while (i < count) out.push(painted(paint.added, `+${next()}`));
+  while (i < count) show();
   return out;
 }
 

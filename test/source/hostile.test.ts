@@ -12,7 +12,7 @@ const schema = kanonSchema(["codex", "claude", "opencode"], ["PreToolUse"]);
 const decode = (text: string) => decodeYaml(text, "kanon.yaml", schema);
 const errorsOf = async (text: string) => {
   // Anything with something to report must leave the fast path, which reports nothing.
-  expect(typeof decodeFast(text, schema)).toBe("symbol");
+  expect(typeof (await decodeFast(text, schema))).toBe("symbol");
   return (await decode(text)).errors;
 };
 
@@ -113,7 +113,7 @@ describe("malformed values in kanon.yaml", () => {
     // With nothing to report, js-yaml's fast path applies the merge keys the same way.
     const quiet =
       "hooks:\n  - &base {name: a, event: Stop, command: /bin/guard, timeout: 5}\n  - {<<: *base, name: b}\n";
-    expect(decodeFast(quiet, schema)).toEqual(decodePositional(quiet, "kanon.yaml", schema).value);
+    expect(await decodeFast(quiet, schema)).toEqual(decodePositional(quiet, "kanon.yaml", schema).value);
     expect((await decode("hooks:\n  - name: a\n    <<: 3\n")).errors).toEqual([
       "kanon.yaml:3:5: a merge key (<<) takes a mapping or a list of mappings",
     ]);
