@@ -40,20 +40,12 @@ const bail = (): never => {
 
 export function parseSimpleYaml(text: string): unknown {
   if (/[\t\r\uFEFF]/.test(text)) return BAIL;
-  const lines: Line[] = [];
-  for (const raw of text.split("\n")) {
-    const body = raw.trimStart();
-    if (body === "" || body.startsWith("#")) continue;
-    const indent = raw.length - body.length;
-    if (indent === 0 && (body.startsWith("---") || body.startsWith("...") || body.startsWith("%")))
-      return BAIL;
-    lines.push({ indent, text: body.trimEnd() });
-  }
-  if (lines.length === 0) return BAIL;
-  const reader = new Reader(lines);
+  const reader = new Reader(text);
   try {
-    const value = reader.block(lines[0]!.indent, 1);
-    return reader.at < lines.length ? BAIL : value;
+    const first = reader.line(0);
+    if (!first) return BAIL;
+    const value = reader.block(first.indent, 1);
+    return reader.line(reader.at) ? BAIL : value;
   } catch (e) {
     if (e instanceof Bail) return BAIL;
     throw e;
@@ -63,9 +55,29 @@ export function parseSimpleYaml(text: string): unknown {
 const isItem = (line: Line) => line.text === "-" || line.text.startsWith("- ");
 
 class Reader {
+  /** The current line. */
   at = 0;
   private values = 0;
-  constructor(private readonly lines: Line[]) {}
+  /** The lines with content read so far: they are read as the parse reaches them (a document it leaves early is not read to its end). */
+  private readonly lines: Line[] = [];
+  private next = 0;
+  constructor(private readonly text: string) {}
+
+  line(i: number): Line | undefined {
+    const { text, lines } = this;
+    while (lines.length <= i && this.next <= text.length) {
+      let end = text.indexOf("\n", this.next);
+      if (end < 0) end = text.length;
+      const raw = text.slice(this.next, end);
+      this.next = end + 1;
+      const body = raw.trimStart();
+      if (body === "" || body.startsWith("#")) continue;
+      const indent = raw.length - body.length;
+      if (indent === 0 && (body.startsWith("---") || body.startsWith("...") || body.startsWith("%"))) bail();
+      lines.push({ indent, text: body.trimEnd() });
+    }
+    return lines[i];
+  }
 
   /** Every node counts, as js-yaml counts them (collections, keys and values): past the limit is js-yaml's. */
   private count(): void {
@@ -75,7 +87,7 @@ class Reader {
   /** The mapping or sequence whose first line is the current one, at `indent`. */
   block(indent: number, depth: number): unknown {
     if (depth > MAX_NESTING) bail();
-    const line = this.lines[this.at]!;
+    const line = this.line(this.at)!;
     return isItem(line) ? this.sequence(indent, depth) : this.mapping(indent, depth);
   }
 
@@ -83,16 +95,16 @@ class Reader {
     this.count();
     const out: unknown[] = [];
     for (
-      let line = this.lines[this.at];
+      let line = this.line(this.at);
       line && line.indent === indent && isItem(line);
-      line = this.lines[this.at]
+      line = this.line(this.at)
     ) {
       const rest = line.text.slice(1).trimStart();
       if (rest === "" || rest.startsWith("#")) {
         this.at++;
         // A sequence in a sequence, or an empty item: js-yaml lets later items drift left into them
         // (and kanon.yaml has neither).
-        const next = this.lines[this.at];
+        const next = this.line(this.at);
         if (!next || next.indent <= indent || isItem(next)) bail();
         out.push(this.nested(indent, depth));
       } else if (KEY.test(rest)) {
@@ -106,14 +118,14 @@ class Reader {
         this.noContinuation(indent);
       }
     }
-    if (this.lines[this.at] && this.lines[this.at]!.indent > indent) bail();
+    if (this.line(this.at) && this.line(this.at)!.indent > indent) bail();
     return out;
   }
 
   private mapping(indent: number, depth: number): Record<string, unknown> {
     this.count();
     const out: Record<string, unknown> = {};
-    for (let line = this.lines[this.at]; line && line.indent === indent; line = this.lines[this.at]) {
+    for (let line = this.line(this.at); line && line.indent === indent; line = this.line(this.at)) {
       const key = KEY.exec(line.text)?.[1];
       if (key === undefined || KEYWORD.test(key) || key === "__proto__" || Object.hasOwn(out, key)) bail();
       this.count();
@@ -121,7 +133,7 @@ class Reader {
       this.at++;
       if (rest === "" || rest.startsWith("#")) {
         // A sequence may sit at its key's own indentation.
-        const next = this.lines[this.at];
+        const next = this.line(this.at);
         out[key!] =
           next && next.indent === indent && isItem(next)
             ? this.sequence(indent, depth + 1)
@@ -131,13 +143,13 @@ class Reader {
         this.noContinuation(indent);
       }
     }
-    if (this.lines[this.at] && this.lines[this.at]!.indent > indent) bail();
+    if (this.line(this.at) && this.line(this.at)!.indent > indent) bail();
     return out;
   }
 
   /** The block under a key or `-` with nothing after it: deeper lines, or null. */
   private nested(indent: number, depth: number): unknown {
-    const next = this.lines[this.at];
+    const next = this.line(this.at);
     if (next && next.indent > indent) return this.block(next.indent, depth + 1);
     this.count();
     return null;
@@ -145,7 +157,7 @@ class Reader {
 
   /** A value on one line is not continued on deeper lines (that is a multi-line scalar). */
   private noContinuation(indent: number): void {
-    const next = this.lines[this.at];
+    const next = this.line(this.at);
     if (next && next.indent > indent) bail();
   }
 
