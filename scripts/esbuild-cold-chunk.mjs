@@ -2,7 +2,7 @@
 // rest (commander for help and usage errors, import, init, the git providers, the positional YAML
 // decoder behind validation messages) is a second script, dist/kanon-cold.js, run the first time one
 // of its modules is imported. A run pays for every byte of the bundle's source and every function it
-// declares, whether it runs them or not: the cold half is about half the bundle.
+// declares, whether it runs them or not: the cold part was two fifths of the bundle.
 //
 // A cold module is one of COLD_ROOTS, imported with import(), and the modules only they use. The cold
 // chunk takes every module the bundle has from the bundle (one copy of each: one KanonError class, one

@@ -1,8 +1,9 @@
 // kanon ui runs Ink, whose layout engine (yoga) loads with a top-level await: the terminal UI cannot be
-// part of the CommonJS bundle every other command runs from. It is a separate ES module that holds only
+// part of the CommonJS scripts every other command runs from. It is a separate ES module that holds only
 // src/cli/ui/ and the packages it uses; the kanon modules it imports from outside src/cli/ui/ (pipeline,
-// agents, destination, KanonError…) are the bundle's own, lent to it when it loads, so there is one copy
-// of each (one KanonError class, one set of caches).
+// agents, destination, KanonError…) are lent to it when it loads by the script that imports it (the
+// cold chunk, which has them or takes them from the bundle), so there is one copy of each (one
+// KanonError class, one set of caches).
 import { relative, resolve, sep } from "node:path";
 
 const UI_DIR = resolve("src/cli/ui");
@@ -44,7 +45,8 @@ export function borrowFromBundle(borrowed) {
 }
 
 /**
- * For the CommonJS bundle: the UI entry (src/cli/ui/app.tsx) becomes a module that lends the borrowed
+ * For the CommonJS script that imports the UI (the cold chunk): the UI entry (src/cli/ui/app.tsx)
+ * becomes a module that lends the borrowed
  * modules and imports the UI chunk with `importChunk` (a free name the loader binds to its own
  * import(): code run by vm.Script cannot import() by itself). `exports` are the chunk's exports, all
  * functions; each is wrapped to load the chunk on its first call.

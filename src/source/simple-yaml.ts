@@ -58,7 +58,10 @@ class Reader {
   /** The current line. */
   at = 0;
   private values = 0;
-  /** The lines with content read so far: they are read as the parse reaches them (a document it leaves early is not read to its end). */
+  /**
+   * The lines with content read so far: they are read as the parse reaches them, so a document it
+   * leaves early is not read to its end.
+   */
   private readonly lines: Line[] = [];
   private next = 0;
   constructor(private readonly text: string) {}
