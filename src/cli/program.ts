@@ -1,7 +1,7 @@
 /** The `kanon` program in commander, built from the command table: help, usage errors, suggestions. */
 import { Command, Option } from "commander";
 import { AGENTS } from "../agents/index.js";
-import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS } from "./command-table.js";
+import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./command-table.js";
 import type { GlobalFlags, Io } from "./context.js";
 
 declare const __KANON_VERSION__: string;
@@ -76,15 +76,7 @@ export function buildProgram(
   return { program, exitStatus: () => status };
 }
 
-function option({
-  flags,
-  description,
-  default: value,
-}: {
-  flags: string;
-  description: string;
-  default?: string;
-}) {
+function option({ flags, description, default: value }: OptionSpec): Option {
   const o = new Option(flags, description);
   return value === undefined ? o : o.default(value);
 }
