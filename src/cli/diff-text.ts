@@ -3,6 +3,7 @@
 import { isUtf8 } from "node:buffer";
 import type { Change } from "../destination/plan.js";
 import { hunkRange, NO_NEWLINE, unifiedHunks } from "../destination/unified-diff.js";
+import { newlines } from "../model/text.js";
 import type { ElidedLines } from "../model/types.js";
 
 /** What goes before and after a painted line (nothing, or a colour and its reset). */
@@ -75,8 +76,7 @@ export function changeDiff(change: Change, paint: Paint): string[] {
 function newFileLines(text: string, elided: readonly ElidedLines[], paint: Paint): string[] {
   // The lines are found with indexOf, not split, and only the ones shown are made: most of such a
   // file is elided. A final newline ends the last line (it does not start an empty one).
-  let count = text.length > 0 && !text.endsWith("\n") ? 1 : 0;
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
+  const count = newlines(text) + (text.length > 0 && !text.endsWith("\n") ? 1 : 0);
   const out = [painted(paint.hunk, `@@ -0,0 +1,${count} @@`)];
   let i = 0;
   let start = 0; // of line i
@@ -178,19 +178,19 @@ function addedLines(bytes: Buffer, paint: Paint, sink: ByteSink): void {
   };
   put(open);
   // A newline ends a line (and starts the next, unless it is the last byte).
-  let newlines = 0;
+  let lineEnds = 0;
   const last = bytes.length - 1;
   for (let i = 0; i <= last; i++) {
     const byte = bytes[i]!;
     if (byte !== 0x0a) out[at++] = byte;
     else {
-      newlines++;
+      lineEnds++;
       put(close);
       if (i < last) put(open);
     }
   }
   const eol = bytes[last] === 0x0a;
-  const headEnd = sink.end + out.write(head(eol ? newlines : newlines + 1), sink.end);
+  const headEnd = sink.end + out.write(head(eol ? lineEnds : lineEnds + 1), sink.end);
   out.copyWithin(headEnd, start, at);
   sink.end = headEnd + (at - start);
   if (!eol) sink.text(`${paint.added[1]}\n${NO_NEWLINE}\n`);

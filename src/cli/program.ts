@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { AGENTS } from "../agents/index.js";
 import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./command-table.js";
 import type { GlobalFlags, Io } from "./context.js";
+import { commandWord } from "./quick-parse.js";
 
 declare const __KANON_VERSION__: string;
 const VERSION = typeof __KANON_VERSION__ === "string" ? __KANON_VERSION__ : "0.0.0-dev";
@@ -63,7 +64,7 @@ export function buildProgram(
   };
   // Commander builds every option and help text when a command is defined, a good part of a small
   // command's work: a run defines only the command it names.
-  const word = argv && commandWord(program, argv);
+  const word = argv && commandWord(argv);
   const named = commands.filter((c) => word !== undefined && c.names.includes(word));
   for (const spec of named.length > 0 ? named : commands) define(program, spec);
 
@@ -79,23 +80,4 @@ export function buildProgram(
 function option({ flags, description, default: value }: OptionSpec): Option {
   const o = new Option(flags, description);
   return value === undefined ? o : o.default(value);
-}
-
-/**
- * The first word of `argv` that is not a global option or its value (`kanon --home h diff` → "diff");
- * undefined when there is none, or when a word before it is not a global option kanon can skip.
- */
-function commandWord(program: Command, argv: readonly string[]): string | undefined {
-  let value = false;
-  for (const word of argv) {
-    if (value) value = false;
-    else if (!word.startsWith("-")) return word;
-    else {
-      const flag = word.split("=", 1)[0];
-      const option = program.options.find((o) => o.long === flag || o.short === flag);
-      if (!option || option.optional) return undefined;
-      value = option.required && flag === word;
-    }
-  }
-  return undefined;
 }

@@ -48,6 +48,33 @@ function quickTable(): typeof table {
   return { globals, defaults: defaults as unknown as GlobalFlags, commands };
 }
 
+/** The global option at argv[i] (`--home h` or `--home=h`): its name, its value and the words it takes. */
+function globalOption(
+  argv: readonly string[],
+  i: number,
+): { name: keyof GlobalFlags; value: string | undefined; words: number } | undefined {
+  table ??= quickTable();
+  const word = argv[i]!;
+  const eq = word.startsWith("--") ? word.indexOf("=") : -1;
+  const name = table.globals.get(eq < 0 ? word : word.slice(0, eq));
+  if (!name) return undefined;
+  return eq < 0 ? { name, value: argv[i + 1], words: 2 } : { name, value: word.slice(eq + 1), words: 1 };
+}
+
+/**
+ * The first word of `argv` that is not a global option or its value (`kanon --home h diff` → "diff");
+ * undefined when there is none, or when a word before it is an option this table does not know.
+ * (commander defines only this command: program.ts.)
+ */
+export function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const global = globalOption(argv, i);
+    if (global) i += global.words - 1;
+    else return argv[i]!.startsWith("-") ? undefined : argv[i];
+  }
+  return undefined;
+}
+
 /**
  * The command, global flags and options of `argv` when every word is a global option with its value,
  * the command's name, or one of the command's own flags; undefined for anything else.
@@ -61,13 +88,13 @@ export function quickParse(
   let command: Quick | undefined;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    const eq = word.startsWith("--") ? word.indexOf("=") : -1;
-    const global = table.globals.get(eq < 0 ? word : word.slice(0, eq));
+    const global = globalOption(argv, i);
     if (global) {
-      const value = eq < 0 ? argv[++i] : word.slice(eq + 1);
       // A value that looks like an option is commander's to read (or to reject).
-      if (value === undefined || (eq < 0 && value.startsWith("-"))) return undefined;
-      flags[global] = value;
+      if (global.value === undefined || (global.words === 2 && global.value.startsWith("-")))
+        return undefined;
+      flags[global.name] = global.value;
+      i += global.words - 1;
     } else if (!command) {
       command = table.commands.get(word);
       if (!command) return undefined;

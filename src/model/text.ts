@@ -72,3 +72,10 @@ export function joinInstructions(texts: string[]): string | null {
   }
   return out === "" ? null : `${out}\n`;
 }
+
+/** Newlines in `text` before `end`, counted in place (no split: the texts can be hundreds of lines). */
+export function newlines(text: string, end = text.length): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i >= 0 && i < end; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}

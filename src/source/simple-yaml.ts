@@ -18,10 +18,8 @@ interface Line {
 
 /** A mapping key written plainly, that js-yaml keeps as written. */
 const KEY = /^([A-Za-z_$][\w.$/-]*):(?: |$)/;
-/** Keys js-yaml reads as null or a boolean (and so turns into other text). */
-const KEYWORD = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 const INTEGER = /^[-+]?(?:0|[1-9][0-9]*)$/;
-/** Plain scalars that may be numbers or special floats: only plain integers are read here. */
+/** Plain scalars that may be numbers or special floats (`.inf`): only plain integers are read here. */
 const NUMERIC = /^[-+]?[.0-9]/;
 const NULLS = new Set(["", "~", "null", "Null", "NULL"]);
 const BOOLEANS = new Map([
@@ -130,7 +128,15 @@ class Reader {
     const out: Record<string, unknown> = {};
     for (let line = this.line(this.at); line && line.indent === indent; line = this.line(this.at)) {
       const key = KEY.exec(line.text)?.[1];
-      if (key === undefined || KEYWORD.test(key) || key === "__proto__" || Object.hasOwn(out, key)) bail();
+      // (A key js-yaml reads as null or a boolean would become other text.)
+      if (
+        key === undefined ||
+        NULLS.has(key) ||
+        BOOLEANS.has(key) ||
+        key === "__proto__" ||
+        Object.hasOwn(out, key)
+      )
+        bail();
       this.count();
       const rest = line.text.slice(key!.length + 1).trimStart();
       this.at++;
@@ -233,6 +239,6 @@ function resolvePlain(plain: string): unknown {
   if (bool !== undefined) return bool;
   // (js-yaml reads -0 as 0.)
   if (INTEGER.test(plain)) return Number(plain) || 0;
-  if (NUMERIC.test(plain) || /^\.(?:inf|Inf|INF|nan|NaN|NAN)$/.test(plain)) bail();
+  if (NUMERIC.test(plain)) bail();
   return plain;
 }

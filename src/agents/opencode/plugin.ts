@@ -4,6 +4,7 @@
  * Hook commands are only ever JSON string data, never JavaScript source, and the output depends on nothing but the input, so
  * `kanon render` and `kanon diff` show exactly what OpenCode will run.
  */
+import { newlines } from "../../model/text.js";
 import type { ElidedLines } from "../../model/types.js";
 import { opencodeHooks } from "./hooks.js";
 import PLUGIN_RUNTIME from "./plugin-runtime.js?raw";
@@ -96,13 +97,6 @@ export function renderOpenCodePlugin(hooks: PluginHook[]): string {
   return HEADER + PLUGIN_RUNTIME.slice(0, start + BEGIN.length) + data + PLUGIN_RUNTIME.slice(end);
 }
 
-/** Newlines in `text` before `end` (counted in place: the runtime is hundreds of lines, split on every diff). */
-function lineCount(text: string, end = text.length): number {
-  let n = 0;
-  for (let i = text.indexOf("\n"); i >= 0 && i < end; i = text.indexOf("\n", i + 1)) n++;
-  return n;
-}
-
 /**
  * The runtime's lines in a rendered plugin: the same in every home, so the diff of a new plugin
  * shows the header and the hook table and summarises the runtime before and after it.
@@ -111,10 +105,10 @@ export function pluginRuntimeLines(content: string): ElidedLines[] {
   const begin = content.indexOf(BEGIN);
   const end = content.indexOf(END);
   if (begin < 0 || end < 0) return [];
-  const header = lineCount(HEADER);
-  const beforeTable = lineCount(content, begin);
-  const afterTable = lineCount(content, end) + 1;
-  const total = lineCount(content);
+  const header = newlines(HEADER);
+  const beforeTable = newlines(content, begin);
+  const afterTable = newlines(content, end) + 1;
+  const total = newlines(content);
   const what = (n: number) => `${n} lines of the kanon-hooks runtime (kanon render shows them)`;
   return [
     { from: header, to: beforeTable, what: what(beforeTable - header) },
