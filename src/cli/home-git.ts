@@ -3,6 +3,8 @@
  * update) and for status. The user's own git runs with the user's configuration; output is streamed
  * (pull, push) or kept for the error message (clone), with any credentials of a URL redacted.
  */
+
+import { visible } from "../model/visible.js";
 import { type GitExit, redactOutput, spawnGit, withoutRepositoryEnv } from "../providers/git.js";
 import { type Io, isTerminal } from "./context.js";
 
@@ -28,7 +30,8 @@ export function git(args: readonly string[], opts: GitOptions): Promise<GitExit>
     cwd: opts.cwd,
     env,
     redact: (text) => (secretUrl ? redactOutput(secretUrl, text) : text),
-    ...(opts.stream ? { onOutput: (text, stream) => io[stream].write(text) } : {}),
+    // Streamed as it comes, made visible (a remote's message cannot act on the terminal).
+    ...(opts.stream ? { onOutput: (text, stream) => io[stream].write(visible(text, true)) } : {}),
   });
 }
 

@@ -6,7 +6,7 @@ import { fstatSync, statSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import type { Writable } from "node:stream";
 import { KanonError } from "../model/types.js";
-import type { Io } from "./context.js";
+import { err, type Io } from "./context.js";
 import { quickParse } from "./quick-parse.js";
 
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -22,17 +22,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
     await program.parseAsync(argv, { from: "user" });
     return exitStatus();
   } catch (e) {
-    const err = e as { code?: string; exitCode?: number; message?: string };
-    if (typeof err.code === "string" && err.code.startsWith("commander.")) {
+    const error = e as { code?: string; exitCode?: number; message?: string };
+    if (typeof error.code === "string" && error.code.startsWith("commander.")) {
       // Commander already printed its message (usage errors), or it was --help / --version.
-      return err.exitCode ?? 1;
+      return error.exitCode ?? 1;
     }
     if (e instanceof KanonError) {
-      io.stderr.write(`${e.message}\n`);
+      err(io, `${e.message}\n`);
       return 1;
     }
-    io.stderr.write(`${(e as Error).message ?? String(e)}\n`);
-    if (io.env.KANON_DEBUG) io.stderr.write(`${(e as Error).stack}\n`);
+    err(io, `${(e as Error).message ?? String(e)}\n`);
+    if (io.env.KANON_DEBUG) err(io, `${(e as Error).stack}\n`);
     return 1;
   }
 }

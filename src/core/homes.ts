@@ -6,6 +6,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import type { AgentManifest, ScopedPath } from "../model/manifest.js";
 import type { Scope } from "../model/types.js";
+import { segmentProblem } from "./names.js";
 
 export interface Homes {
   /** Variable name → absolute directory, for the variables that are set (see Scope.homes). */
@@ -64,4 +65,41 @@ export function agentPath(m: AgentManifest, p: ScopedPath, scope: Scope): string
   const rel = p[scope.kind];
   if (rel === null) return null;
   return scope.kind === "user" ? userPath(m, rel, scope) : join(scope.dir, rel);
+}
+
+/** Stands for "any folder" where an agent's home variable may point (a NUL is in no real path). */
+const ANY_DIR = "/\u0000";
+
+/**
+ * Whether `path` is a place kanon renders a file of this agent: one of its files (instructions, MCP,
+ * hooks, each alternative name) or a file in a skill folder under its skill root, where the scope puts
+ * them, or where the agent's home variable (CODEX_HOME…) would put them when set to any folder (a
+ * file written with the variable set is removed once it is unset). The ownership record may name only
+ * such paths: a hand-edited or damaged one cannot make kanon write or delete anywhere else.
+ */
+export function isAgentDestination(m: AgentManifest, path: string, scope: Scope): boolean {
+  if (!isAbsolute(path) || resolve(path) !== path || path.includes("\u0000")) return false;
+  const files = [m.instructions, m.mcp.file, ...(m.mcp.alternatives ?? []), m.hooks.file];
+  const places = (p: ScopedPath): string[] => {
+    const here = agentPath(m, p, scope);
+    if (here === null) return [];
+    if (scope.kind !== "user" || !m.home) return [here];
+    const moved = agentPath(m, p, { ...scope, homes: { ...scope.homes, [m.home.name]: ANY_DIR } });
+    return moved === null || moved === here ? [here] : [here, moved];
+  };
+  const matches = (place: string, candidate: string): boolean => {
+    if (!place.startsWith(ANY_DIR)) return candidate === place;
+    const suffix = place.slice(ANY_DIR.length);
+    return candidate.endsWith(suffix) && candidate.length > suffix.length + 1;
+  };
+  if (files.some((f) => places(f).some((place) => matches(place, path)))) return true;
+  // A skill file: <root>/<one safe folder name>/<at least one more segment>.
+  return places(m.skills.root).some((root) => {
+    const parts = path.split("/");
+    for (let i = parts.length - 2; i >= 1; i--) {
+      const dir = parts.slice(0, i).join("/");
+      if (matches(root, dir) && segmentProblem(parts[i]!) === null) return true;
+    }
+    return false;
+  });
 }

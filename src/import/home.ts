@@ -9,6 +9,7 @@ import { type InstructionFile, instructionPath, type KanonConfig } from "../mode
 import type { TreeFile } from "../model/source.js";
 import { hashSkillFiles } from "../providers/hash.js";
 import { readTree } from "../providers/tree.js";
+import { realOrSelf } from "../source/home-files.js";
 import type { HomeFile, Imported } from "./read.js";
 import type { SkillMerge } from "./yaml.js";
 
@@ -48,7 +49,7 @@ export async function compareWithHome(
       skills.push({ name, targets, home: "missing", files, ours: [] });
       continue;
     }
-    const ours = await readTree(dir, { followFileSymlinks: true });
+    const ours = await readTree(dir, { followFileSymlinksWithin: realOrSelf(home) });
     const theirs = files.map((f) => ({ ...f, rel: f.rel.slice(`skills/${name}/`.length) }));
     const same = hashSkillFiles(ours) === hashSkillFiles(theirs);
     skills.push({ name, targets, home: same ? "same" : "differs", files, ours });

@@ -11,7 +11,7 @@ import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { err, type GlobalFlags, type Io, out, warn } from "../context.js";
 import { type MachineFlags, readMachine } from "../import-machine.js";
 import { pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 
@@ -88,7 +88,7 @@ async function mergeCommand(
     skills: home.skills,
     force,
   });
-  for (const c of [...conflicts, ...merged.conflicts]) io.stderr.write(`conflict: ${c}\n`);
+  for (const c of [...conflicts, ...merged.conflicts]) err(io, `conflict: ${c}\n`);
   if (!opts.write) {
     out(io, merged.text);
     return;

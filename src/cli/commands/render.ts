@@ -1,10 +1,11 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
+import { maskSecretLines } from "../../core/secrets.js";
 import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { KanonError, type TargetFile } from "../../model/types.js";
-import { type GlobalFlags, type Io, out, progressOf } from "../context.js";
+import { type GlobalFlags, type Io, out, outPainted, progressOf } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
 import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
 
@@ -21,8 +22,9 @@ export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }
  * `==> [agent] path` then the content, files separated by a blank line (the Go original's format).
  * Built from the content bytes as they are: a large home renders megabytes of skill files.
  */
-export function renderListing(files: readonly TargetFile[]): Buffer {
-  if (files.length === 0) return Buffer.from("No target files.\n");
+export function renderListing(targets: readonly TargetFile[]): Buffer {
+  if (targets.length === 0) return Buffer.from("No target files.\n");
+  const files = targets.map(masked);
   const heads = files.map((f, i) => `${i > 0 ? "\n" : ""}==> [${f.agent}] ${f.path}\n`);
   const unended = (f: TargetFile) => f.content.length > 0 && f.content[f.content.length - 1] !== 0x0a;
   let size = 0;
@@ -41,7 +43,13 @@ export function renderListing(files: readonly TargetFile[]): Buffer {
   return out;
 }
 
-function fileJson(f: TargetFile) {
+/** A co-owned file's content with its secret values masked (core/secrets.ts): what render shows. */
+function masked(f: TargetFile): TargetFile {
+  return f.merge ? { ...f, content: Buffer.from(maskSecretLines(Buffer.from(f.content).toString("utf8"))) } : f;
+}
+
+function fileJson(target: TargetFile) {
+  const f = masked(target);
   const binary = Buffer.from(f.content).subarray(0, 8000).includes(0);
   return {
     agent: f.agent,
@@ -65,7 +73,14 @@ export function changeJson(c: Change) {
   };
 }
 
-export const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+/**
+ * JSON for scripts. JSON.stringify escapes C0 controls already; the other characters that act on a
+ * terminal (C1 controls, bidirectional controls, separators) are escaped too: the same data, and
+ * safe to print.
+ */
+export const jsonText = (value: unknown) =>
+  `${JSON.stringify(value, null, 2).replace(JSON_ACTING, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+const JSON_ACTING = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 export interface DiffOptions {
   json?: boolean;
@@ -79,7 +94,7 @@ export async function diffCommand(flags: GlobalFlags, opts: DiffOptions, io: Io)
   const changes = p.plan.changes;
   if (opts.json) out(io, jsonText({ files: changes.map(changeJson), warnings: p.warnings }));
   else if (opts.stat) out(io, planSummary(changes));
-  else out(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+  else outPainted(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
   return opts.exitCode && changes.length > 0 ? 1 : 0;
 }
 
@@ -112,7 +127,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
     return;
   }
   const preview = () => {
-    if (!opts.stat) out(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+    if (!opts.stat) outPainted(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
     out(io, planSummary(changes));
   };
   if (opts.dryRun) {

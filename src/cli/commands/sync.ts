@@ -7,7 +7,7 @@ import { basename, dirname, join } from "node:path";
 import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
-import { type GlobalFlags, type Io, isTerminal, out } from "../context.js";
+import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
 import { git, gitReason } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
@@ -53,7 +53,7 @@ export async function cloneCommand(flags: GlobalFlags, repo: string, io: Io): Pr
   try {
     const dest = join(tmp, "home");
     const progress = isTerminal(io.stderr);
-    if (progress) io.stderr.write(`Cloning ${shown}…\n`);
+    if (progress) err(io, `Cloning ${shown}…\n`);
     const r = await git(["clone", ...(progress ? ["--progress"] : ["--quiet"]), "--", repo, dest], {
       io,
       stream: progress,
