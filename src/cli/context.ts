@@ -59,3 +59,27 @@ export const isTerminal = (stream: Io["stdout"]): boolean => (stream as NodeJS.W
 export function progressOf(io: Io): { progress?: (line: string) => void } {
   return isTerminal(io.stderr) ? { progress: (line: string) => err(io, `${line}\n`) } : {};
 }
+
+/** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */
+export function readLine(stdin: NodeJS.ReadStream): Promise<string> {
+  return new Promise((resolve) => {
+    let buffered = "";
+    const finish = (line: string) => {
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.off("error", onEnd);
+      stdin.pause();
+      resolve(line);
+    };
+    const onData = (chunk: Buffer | string) => {
+      buffered += chunk.toString();
+      const nl = buffered.indexOf("\n");
+      if (nl >= 0) finish(buffered.slice(0, nl));
+    };
+    const onEnd = () => finish(buffered);
+    stdin.on("data", onData);
+    stdin.on("end", onEnd);
+    stdin.on("error", onEnd);
+    stdin.resume();
+  });
+}

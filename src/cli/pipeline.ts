@@ -13,7 +13,7 @@ import { type Plan, planChanges } from "../destination/plan.js";
 import { fileOwners } from "../destination/record.js";
 import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
 import type { Agent } from "../model/manifest.js";
-import type { Paths } from "../model/source.js";
+import type { Paths, Source } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
@@ -102,6 +102,7 @@ export async function loadValidated(
 }
 
 export interface Rendered extends Validated {
+  source: Source;
   files: TargetFile[];
   warnings: string[];
 }
@@ -130,7 +131,7 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
     ...progressOf(io),
   });
   const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });
-  return { ...v, files, warnings: [...v.loaded.warnings, ...warnings] };
+  return { ...v, source, files, warnings: [...v.loaded.warnings, ...warnings] };
 }
 
 /** The destination root of a scope: the ownership record is kept per root. */

@@ -57,7 +57,8 @@ const PAIR = new RegExp(String.raw`(${QUOTED}|[A-Za-z0-9_.-]+)(\s*[:=]\s*)(${QUO
 const STRING = new RegExp(QUOTED, "g");
 /** Credentials inside a URL: `user:password@` and query values of secret-looking parameters. */
 const URL_USERINFO = /(:\/\/[^/\s:@"']+:)([^@\s"'/]+)(@)/g;
-const URL_QUERY = /([?&#][A-Za-z0-9_.-]*(?:token|key|secret|password|passwd|pwd|auth|sig|signature|code)[A-Za-z0-9_.-]*=)([^&#\s"']+)/gi;
+const URL_QUERY =
+  /([?&#][A-Za-z0-9_.-]*(?:token|key|secret|password|passwd|pwd|auth|sig|signature|code)[A-Za-z0-9_.-]*=)([^&#\s"']+)/gi;
 
 const unquote = (q: string) => q.slice(1, -1);
 /** A TOML dotted key's last part (`mcp_servers.github.env.GITHUB_TOKEN` → `GITHUB_TOKEN`). */

@@ -20,7 +20,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmdirSync,
   statSync,
@@ -28,6 +27,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
+import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError, type TargetFile } from "../model/types.js";
 import { type Change, symlinkTarget } from "./plan.js";
@@ -230,7 +230,7 @@ function isUnchanged(change: Change): boolean {
   if (change.action === "create") return !lstatSync(change.path, { throwIfNoEntry: false });
   let now: Buffer | null = null;
   try {
-    now = readFileSync(change.path);
+    now = readBounded(change.path, { limit: READ_LIMIT.destination }).bytes;
   } catch {}
   return !!change.before && !!now?.equals(change.before);
 }

@@ -5,18 +5,11 @@
  * A change that overwrites or deletes content kanon did not write, or that was edited since kanon
  * wrote it, is marked so that apply backs it up and every command can say so.
  */
-import {
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { existsSync, lstatSync, readdirSync, readlinkSync, type Stats, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
 import type { PlainObject } from "../formats/values.js";
+import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { type AgentId, KanonError, type MergeSpec, type TargetFile } from "../model/types.js";
 import { renderedHandlers } from "./edit/handlers.js";
@@ -181,7 +174,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     }
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (!st || st.isDirectory()) continue;
-    const before = readFileSync(path);
+    const before = readDestinationBytes(path);
     const file: TargetFile = { agent: owned.agent, path, content: new Uint8Array(), mode: st.mode & 0o777 };
     changes.push({
       file,
@@ -355,7 +348,7 @@ function readDestination(path: string, stat?: Stats | null): { before: Buffer; m
   try {
     const st = stat ?? statSync(path);
     if (st.isDirectory()) throw new KanonError(`cannot write ${path}: a directory is in the way`);
-    return { before: readFileSync(path), mode: st.mode & 0o777 };
+    return { before: readDestinationBytes(path), mode: st.mode & 0o777 };
   } catch (e) {
     if (e instanceof KanonError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
@@ -363,6 +356,16 @@ function readDestination(path: string, stat?: Stats | null): { before: Buffer; m
     if (code === "ENOTDIR")
       throw new KanonError(`cannot write ${path}: a parent of it is a file, not a directory`);
     throw new KanonError(`read ${path}: ${osErrorText(e)}`);
+  }
+}
+
+/** A destination file's bytes, through the bounded reader (a FIFO or a device there is refused at once). */
+function readDestinationBytes(path: string): Buffer {
+  try {
+    return readBounded(path, { limit: READ_LIMIT.destination }).bytes;
+  } catch (e) {
+    if (e instanceof ReadRefused) throw new KanonError(`read ${e.message}`);
+    throw e;
   }
 }
 

@@ -24,7 +24,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -33,6 +32,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
+import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
 import { plannedDirs, removeLeftovers } from "./apply.js";
@@ -146,7 +146,7 @@ export function loadRecord(dir: string, root: string): LoadedRecord {
   let text: string | null = null;
   let record: OwnershipRecord | null = null;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBounded(path, { limit: READ_LIMIT.state }).bytes.toString("utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT")
       warnings.push(`cannot read the kanon record ${path}: ${osErrorText(e)}; treating this machine as new`);
@@ -228,7 +228,7 @@ function shows(path: string, state: { sha256: string } | null): boolean {
   if (state === null) return !st;
   if (!st) return false;
   try {
-    return sha256(readFileSync(path)) === state.sha256;
+    return sha256(readBounded(path, { limit: READ_LIMIT.destination }).bytes) === state.sha256;
   } catch {
     return false;
   }
@@ -247,7 +247,8 @@ function historyIds(dir: string): string[] {
 
 function readJournal(dir: string, id: string): Journal | null {
   try {
-    const j = JSON.parse(readFileSync(join(dir, "applies", id, "apply.json"), "utf8")) as Journal;
+    const file = readBounded(join(dir, "applies", id, "apply.json"), { limit: READ_LIMIT.state });
+    const j = JSON.parse(file.bytes.toString("utf8")) as Journal;
     return j.version === RECORD_VERSION && Array.isArray(j.changes) && (j.kind ?? "apply") === kindOf(id)
       ? j
       : null;
@@ -428,7 +429,7 @@ export function runUndo(dir: string, plan: UndoPlan): number {
       continue;
     }
     mkdirSync(dirname(step.path), { recursive: true });
-    writeFileAtomic(step.path, readFileSync(step.backup!), step.mode);
+    writeFileAtomic(step.path, readBounded(step.backup!, { limit: READ_LIMIT.state }).bytes, step.mode);
   }
   for (const d of [...plan.createdDirs].sort((a, b) => b.length - a.length)) {
     try {

@@ -3,7 +3,7 @@
  * skill files it references (reference §5.8). This is the edge that reads the disk; the reverse maps
  * live in each agent's folder and in core/import.
  */
-import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
@@ -16,7 +16,9 @@ import { secretWarnings } from "../core/import/secrets.js";
 import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
 import { providerSkillName } from "../core/skill-names.js";
 import { isPlainObject } from "../formats/values.js";
+import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
 import type { InstructionFile, KanonConfig, SkillEntry } from "../model/config.js";
+import { osErrorText } from "../model/fs-errors.js";
 import type { Agent, AgentImport, AgentManifest, ScopedPath } from "../model/manifest.js";
 import type { Source, TreeFile } from "../model/source.js";
 import { compareBytes, trimSpace } from "../model/text.js";
@@ -176,11 +178,11 @@ function homeAgents(
 function readText(path: string, warnings: string[]): string | null {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBounded(path, { limit: READ_LIMIT.destination }).bytes.toString("utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR")
-      warnings.push(`could not read ${path}: ${(e as Error).message}`);
+      warnings.push(`could not read ${path}: ${e instanceof ReadRefused ? e.reason : osErrorText(e)}`);
     return null;
   }
   return text.trim() === "" ? null : text;

@@ -5,8 +5,9 @@ import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { KanonError, type TargetFile } from "../../model/types.js";
-import { type GlobalFlags, type Io, out, outPainted, progressOf } from "../context.js";
+import { type GlobalFlags, type Io, out, outPainted, progressOf, readLine } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
+import { rememberApplied, reviewArrivals } from "../hook-review.js";
 import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
@@ -45,7 +46,9 @@ export function renderListing(targets: readonly TargetFile[]): Buffer {
 
 /** A co-owned file's content with its secret values masked (core/secrets.ts): what render shows. */
 function masked(f: TargetFile): TargetFile {
-  return f.merge ? { ...f, content: Buffer.from(maskSecretLines(Buffer.from(f.content).toString("utf8"))) } : f;
+  return f.merge
+    ? { ...f, content: Buffer.from(maskSecretLines(Buffer.from(f.content).toString("utf8"))) }
+    : f;
 }
 
 function fileJson(target: TargetFile) {
@@ -103,6 +106,10 @@ export interface ApplyOptions {
   dryRun?: boolean;
   /** Show only the summary, not the diff, before the prompt. */
   stat?: boolean;
+  /** Put hooks and MCP servers that arrived from elsewhere in place without asking (cli/hook-review.ts). */
+  trustHooks?: boolean;
+  /** Set by `kanon update`: the home's HEAD before its pull. */
+  pulledFrom?: string | null;
 }
 
 /** Applies of at least this many files say so on a terminal while they write. */
@@ -111,6 +118,21 @@ const LARGE_APPLY = 200;
 export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
+  // What arrived from elsewhere is shown, and asked about, before anything else (even with --yes).
+  const review =
+    changes.length === 0
+      ? null
+      : await reviewArrivals(
+          p,
+          {
+            appliedBefore: p.record.record !== null,
+            ...(opts.pulledFrom !== undefined ? { pulledFrom: opts.pulledFrom } : {}),
+            ...(opts.trustHooks ? { trustHooks: true } : {}),
+            ...(opts.dryRun ? { dryRun: true } : {}),
+          },
+          io,
+        );
+  if (review && !review.proceed) return;
   // Temporary files of an interrupted apply go when this one writes (or has nothing to write):
   // beside the destination files here, in the state directory by applyPlan.
   const write = () => {
@@ -122,7 +144,10 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   };
   if (changes.length === 0) {
     // The record may still change: entries adopted, or an apply killed before it wrote the record.
-    if (!opts.dryRun) write();
+    if (!opts.dryRun) {
+      write();
+      await rememberApplied(p, io);
+    }
     out(io, "No changes.\n");
     return;
   }
@@ -154,6 +179,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   }
   if (changes.length >= LARGE_APPLY) progressOf(io).progress?.(`Writing ${changes.length} files…`);
   const backups = write();
+  review?.remember();
   for (const b of backups) {
     const note = replacesNote(b.change);
     if (note) out(io, `Saved ${note}: backup in ${b.path}\n`);
@@ -205,28 +231,4 @@ export async function undoCommand(
   const removed = runUndo(loaded.dir, plan);
   if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted ${plan.kind}.\n`);
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
-}
-
-/** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */
-function readLine(stdin: NodeJS.ReadStream): Promise<string> {
-  return new Promise((resolve) => {
-    let buffered = "";
-    const finish = (line: string) => {
-      stdin.off("data", onData);
-      stdin.off("end", onEnd);
-      stdin.off("error", onEnd);
-      stdin.pause();
-      resolve(line);
-    };
-    const onData = (chunk: Buffer | string) => {
-      buffered += chunk.toString();
-      const nl = buffered.indexOf("\n");
-      if (nl >= 0) finish(buffered.slice(0, nl));
-    };
-    const onEnd = () => finish(buffered);
-    stdin.on("data", onData);
-    stdin.on("end", onEnd);
-    stdin.on("error", onEnd);
-    stdin.resume();
-  });
 }

@@ -9,6 +9,7 @@ import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
 import { git, gitReason } from "../home-git.js";
+import { homeHeadLog } from "../hook-review.js";
 import { pathsOf } from "../pipeline.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
 
@@ -109,6 +110,7 @@ export async function pushCommand(flags: GlobalFlags, io: Io): Promise<void> {
 
 /** Pull, then the apply command itself (prompt, dry run, ownership rules); a failed pull applies nothing. */
 export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
+  const pulledFrom = homeHeadLog(pathsOf(flags, io).home)?.head ?? null;
   await pullCommand(flags, io);
-  await applyCommand(flags, opts, io);
+  await applyCommand(flags, { ...opts, pulledFrom }, io);
 }
