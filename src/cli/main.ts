@@ -5,6 +5,7 @@
 import { fstatSync, statSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import type { Writable } from "node:stream";
+import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
 import { err, type Io } from "./context.js";
 import { quickParse } from "./quick-parse.js";
@@ -31,10 +32,20 @@ export async function main(argv: string[], io: Io): Promise<number> {
       err(io, `${e.message}\n`);
       return 1;
     }
-    err(io, `${(e as Error).message ?? String(e)}\n`);
+    err(io, `${systemError(e) ?? (e as Error).message ?? String(e)}\n`);
     if (io.env.KANON_DEBUG) err(io, `${(e as Error).stack}\n`);
     return 1;
   }
+}
+
+/**
+ * An OS error no caller worded (`EACCES: permission denied, stat '/x'`) in kanon's words, naming the
+ * file: `stat /x: permission denied`.
+ */
+function systemError(e: unknown): string | null {
+  const x = e as NodeJS.ErrnoException;
+  if (typeof x?.code !== "string" || typeof x.syscall !== "string" || typeof x.path !== "string") return null;
+  return `${x.syscall} ${x.path}: ${osErrorText(x)}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
-import { git, gitReason } from "../home-git.js";
+import { git, gitReason, remoteUrls } from "../home-git.js";
 import { homeHeadLog } from "../hook-review.js";
 import { pathsOf } from "../pipeline.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
@@ -95,7 +95,8 @@ async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: str
     );
   }
   const progress = isTerminal(io.stderr) ? ["--progress"] : [];
-  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true });
+  const secretUrls = await remoteUrls(home, io);
+  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true, secretUrls });
   if (r.failure) throw new KanonError(`git [${args.join(" ")}]: ${r.failure}`);
 }
 
