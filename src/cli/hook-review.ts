@@ -7,7 +7,7 @@
  * with one line saying how to go on. What was applied is kept per machine, beside the ownership
  * record (`reviewed.json`), so the same change is never asked about twice.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Runnable, runnables } from "../core/runnable.js";
 import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
@@ -58,13 +58,16 @@ export async function reviewArrivals(r: Rendered, opts: ReviewOptions, io: Io): 
     reads: readsOf(r.source),
   });
   const stateFile = join(stateDirOf(r.scope, io), FILE);
-  const previous = readReviewed(stateFile);
+  const { value: previous, text: previousText } = readReviewed(stateFile);
   const log = homeHeadLog(r.paths.home);
   const remember = () => {
+    // Nothing runs and nothing was remembered: no file (a state directory is made only when needed).
+    if (items.length === 0 && previousText === null) return;
     const applied: Record<string, string[]> = { ...previous?.applied };
     for (const a of r.agents) applied[a.manifest.id] = [];
     for (const i of items) applied[i.agent]!.push(i.key);
-    writeReviewed(stateFile, { version: 1, head: log?.head ?? null, applied });
+    const text = `${JSON.stringify({ version: 1, head: log?.head ?? null, applied })}\n`;
+    if (text !== previousText) writeReviewed(stateFile, text);
   };
   const known = new Set(Object.values(previous?.applied ?? {}).flat());
   // What came from elsewhere: everything new, once the home's history moved by something other
@@ -140,24 +143,32 @@ function listing(items: readonly Runnable[]): string[] {
   );
 }
 
-function readReviewed(path: string): Reviewed | null {
+/** The file's value (null when missing or malformed: nothing is known as applied) and its text. */
+function readReviewed(path: string): { value: Reviewed | null; text: string | null } {
+  let text: string;
   try {
-    const value = JSON.parse(readBounded(path, { limit: READ_LIMIT.state }).bytes.toString("utf8"));
-    if (value?.version !== 1 || typeof value.applied !== "object" || value.applied === null) return null;
+    text = readBounded(path, { limit: READ_LIMIT.state }).bytes.toString("utf8");
+  } catch {
+    return { value: null, text: null };
+  }
+  try {
+    const value = JSON.parse(text);
+    if (value?.version !== 1 || typeof value.applied !== "object" || value.applied === null)
+      return { value: null, text };
     const applied: Record<string, string[]> = {};
     for (const [agent, keys] of Object.entries(value.applied))
       if (Array.isArray(keys)) applied[agent] = keys.filter((k): k is string => typeof k === "string");
-    return { version: 1, head: typeof value.head === "string" ? value.head : null, applied };
+    return { value: { version: 1, head: typeof value.head === "string" ? value.head : null, applied }, text };
   } catch {
-    return null;
+    return { value: null, text };
   }
 }
 
-function writeReviewed(path: string, value: Reviewed): void {
+function writeReviewed(path: string, text: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(value)}\n`, { mode: 0o600 });
+    writeFileSync(tmp, text, { mode: 0o600 });
     renameSync(tmp, path);
   } catch {
     // Not remembered: the next update asks again, which is the safe side.
@@ -178,7 +189,8 @@ interface HeadLog {
 export function homeHeadLog(home: string): HeadLog | null {
   let gitDir = join(home, ".git");
   try {
-    const pointer = readFileSync(gitDir, "utf8"); // a worktree: `gitdir: <path>`
+    // A worktree's `.git` is a file: `gitdir: <path>`.
+    const pointer = readBounded(gitDir, { limit: 4096 }).bytes.toString("utf8");
     const m = /^gitdir: (.+)$/m.exec(pointer);
     if (m) gitDir = m[1]!.startsWith("/") ? m[1]! : join(home, m[1]!);
   } catch {}

@@ -122,13 +122,3 @@ function readAll(fd: number, path: string, size: number, limit: number): Buffer 
   if (read > limit) throw tooLarge(read);
   return buf.subarray(0, read);
 }
-
-/** readBounded, or null when nothing is at `path` (ENOENT). */
-export function readBoundedIfExists(path: string, options: ReadOptions): BoundedFile | null {
-  try {
-    return readBounded(path, options);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
-}
