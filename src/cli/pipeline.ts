@@ -5,7 +5,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
-import { agentHomes, isAgentDestination } from "../core/homes.js";
+import { agentDestinations, agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { isInside } from "../core/names.js";
 import { renderAll } from "../core/render.js";
@@ -151,19 +151,16 @@ export function recordOf(scope: Scope, io: Io): LoadedRecord {
 }
 
 /**
- * The record as far as it names places kanon renders to (core/homes.ts isAgentDestination): a path
+ * The record as far as it names places kanon renders to (core/homes.ts agentDestinations): a path
  * of any other shape — outside every agent's destination, `..` in it, an unknown agent — is left out
  * with a warning, so that no record can make kanon write or delete there.
  */
 function containRecord(loaded: LoadedRecord, scope: Scope): LoadedRecord {
   const record = loaded.record;
   if (!record) return loaded;
-  const byId = new Map(AGENTS.map((a) => [a.manifest.id, a.manifest]));
+  const byId = new Map(AGENTS.map((a) => [a.manifest.id, agentDestinations(a.manifest, scope)]));
   const allowed = (path: string, agents: readonly string[]) =>
-    agents.some((id) => {
-      const m = byId.get(id);
-      return m !== undefined && isAgentDestination(m, path, scope);
-    });
+    agents.some((id) => byId.get(id)?.(path) === true);
   const warnings: string[] = [];
   const keep = <T>(entries: Record<string, T>, agentsOf: (v: T) => string[]): Record<string, T> => {
     const out: Record<string, T> = {};
@@ -181,7 +178,7 @@ function containRecord(loaded: LoadedRecord, scope: Scope): LoadedRecord {
   const dirs = record.dirs.filter((d) => isAbsolute(d) && resolve(d) === d);
   const known = new Set([...Object.keys(files), ...Object.keys(entries)]);
   const interrupted = loaded.interrupted.filter(
-    (p) => known.has(p) || [...byId.values()].some((m) => isAgentDestination(m, p, scope)),
+    (p) => known.has(p) || [...byId.values()].some((isDestination) => isDestination(p)),
   );
   if (
     warnings.length === 0 &&

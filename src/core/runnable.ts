@@ -23,7 +23,7 @@ export interface Runnable {
   name: string;
   /** What runs (or is read), one line, for the review: `PreToolUse Bash: curl … | sh`. */
   what: string;
-  /** sha256 of the kind, agent, name and everything that decides what runs. */
+  /** The agent and a sha256 of the kind, name and everything that decides what runs. */
   key: string;
   /** From a git skill provider: someone else's, whatever the home's history says. */
   foreign?: true;
@@ -41,7 +41,23 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-const keyOf = (...parts: unknown[]) => createHash("sha256").update(canonical(parts)).digest("hex");
+const hashOf = (...parts: unknown[]) => createHash("sha256").update(canonical(parts)).digest("hex");
+
+/**
+ * One hash per thing (a hook, a server, a skill's hooks), made once however many agents get it: a
+ * large home has a thousand hooks for five agents, and this runs on every apply.
+ */
+function memo<K>(make: (k: K) => string): (k: K) => string {
+  const known = new Map<K, string>();
+  return (k) => {
+    let v = known.get(k);
+    if (v === undefined) {
+      v = make(k);
+      known.set(k, v);
+    }
+    return v;
+  };
+}
 
 export interface RunnableInput {
   source: Source;
@@ -58,39 +74,52 @@ export interface RunnableInput {
 export function runnables(input: RunnableInput): Runnable[] {
   const out: Runnable[] = [];
   const ids = new Set(input.agents.map((a) => a.manifest.id));
+  const hookKey = memo((hook: HookDecision["hook"]) => {
+    const { enabled: _e, targets: _t, ...fields } = hook;
+    return hashOf("hook", fields);
+  });
+  const hookText = memo(hookWhat);
   for (const d of input.decisions) {
     if (d.outcome === "omitted" || !ids.has(d.agent)) continue;
-    const { name, enabled: _e, targets: _t, ...fields } = d.hook;
     out.push({
       agent: d.agent,
       kind: "hook",
-      name,
-      what: hookWhat(d),
-      key: keyOf("hook", d.agent, name, fields),
+      name: d.hook.name,
+      what: hookText(d.hook),
+      key: `${d.agent}:${hookKey(d.hook)}`,
     });
   }
+  const servers = input.source.config.mcp.servers;
+  const serverKey = memo((name: string) => {
+    const { enabled: _e, targets: _t, ...fields } = servers[name]!;
+    return hashOf("mcp", name, fields);
+  });
+  const serverText = memo((name: string) => serverWhat(servers[name]!));
+  const skillHooks = memo((files: readonly { rel: string; content: Uint8Array }[]) => {
+    const md = files.find((f) => f.rel === "SKILL.md");
+    return md ? frontMatterHooks(Buffer.from(md.content).toString("utf8")).join("\n") : "";
+  });
   for (const agent of input.agents) {
     const m = agent.manifest;
     if (agentPath(m, m.mcp.file, input.scope) === null) continue;
-    for (const [name, server] of Object.entries(input.source.config.mcp.servers)) {
+    for (const [name, server] of Object.entries(servers)) {
       if (server.enabled === false || !targetsAgent(server.targets, m.id)) continue;
       if (literalVariables(agent, server).length > 0) continue;
-      const { enabled: _e, targets: _t, ...fields } = server;
       out.push({
         agent: m.id,
         kind: "mcp server",
         name,
-        what: serverWhat(server),
-        key: keyOf("mcp", m.id, name, fields),
+        what: serverText(name),
+        key: `${m.id}:${serverKey(name)}`,
       });
     }
-    for (const skill of skillsWithHooks(input.source, m.id)) {
+    for (const skill of skillsWithHooks(input.source, m.id, skillHooks)) {
       out.push({
         agent: m.id,
         kind: "skill hooks",
         name: skill.name,
-        what: maskSecrets(`SKILL.md front matter: ${skill.hooks.join(" ")}`),
-        key: keyOf("skill hooks", m.id, skill.name, skill.hooks),
+        what: maskSecrets(`SKILL.md front matter: ${skill.hooks.replaceAll("\n", " ")}`),
+        key: `${m.id}:${hashOf("skill hooks", skill.name, skill.hooks)}`,
         ...(skill.provider ? { foreign: true as const } : {}),
       });
     }
@@ -101,7 +130,7 @@ export function runnables(input: RunnableInput): Runnable[] {
         kind: "read",
         name: r.label,
         what: `reads ${r.path}, outside the Kanon home`,
-        key: keyOf("read", m.id, r.label, r.path),
+        key: `${m.id}:${hashOf("read", r.label, r.path)}`,
       });
     }
   }
@@ -112,8 +141,7 @@ export function runnables(input: RunnableInput): Runnable[] {
 const commandLine = (argv: readonly string[]) =>
   argv.map((w) => (/^[A-Za-z0-9_/.:=@%+,-]+$/.test(w) ? w : shellQuote(w))).join(" ");
 
-function hookWhat(d: HookDecision): string {
-  const h = d.hook;
+function hookWhat(h: HookDecision["hook"]): string {
   const on = [hookEvent(h), h.matcher].filter(Boolean).join(" ");
   const type = h.type || "command";
   let what: string;
@@ -135,12 +163,12 @@ function serverWhat(s: Source["config"]["mcp"]["servers"][string]): string {
 function skillsWithHooks(
   source: Source,
   agent: AgentId,
-): { name: string; hooks: string[]; provider: boolean }[] {
-  const out: { name: string; hooks: string[]; provider: boolean }[] = [];
+  hooksOf: (files: readonly { rel: string; content: Uint8Array }[]) => string,
+): { name: string; hooks: string; provider: boolean }[] {
+  const out: { name: string; hooks: string; provider: boolean }[] = [];
   const check = (name: string, files: readonly { rel: string; content: Uint8Array }[], provider: boolean) => {
-    const md = files.find((f) => f.rel === "SKILL.md");
-    const hooks = md ? frontMatterHooks(Buffer.from(md.content).toString("utf8")) : [];
-    if (hooks.length > 0) out.push({ name, hooks, provider });
+    const hooks = hooksOf(files);
+    if (hooks !== "") out.push({ name, hooks, provider });
   };
   for (const s of source.localSkills) if (targetsAgent(s.targets, agent)) check(s.name, s.files, false);
   for (const p of source.providers)

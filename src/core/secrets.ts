@@ -60,6 +60,13 @@ const URL_USERINFO = /(:\/\/[^/\s:@"']+:)([^@\s"'/]+)(@)/g;
 const URL_QUERY =
   /([?&#][A-Za-z0-9_.-]*(?:token|key|secret|password|passwd|pwd|auth|sig|signature|code)[A-Za-z0-9_.-]*=)([^&#\s"']+)/gi;
 
+/**
+ * What every line with a secret in it holds (a key word, a token's first characters, a URL's
+ * credentials): the lines without (nearly all of a large settings file) are passed over by one test.
+ */
+const SUSPECT =
+  /secret|pass(?:word|phrase|wd)|pwd|private_key|credential|api[_-]?key|authorization|cookie|token|sk-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|bearer |basic |:\/\/[^\s"'/]*@|[?&#][^=\s"']*(?:key|sig|code|auth)/i;
+
 const unquote = (q: string) => q.slice(1, -1);
 /** A TOML dotted key's last part (`mcp_servers.github.env.GITHUB_TOKEN` → `GITHUB_TOKEN`). */
 const lastKeyPart = (key: string) => key.split(".").filter(Boolean).pop() ?? key;
@@ -70,7 +77,7 @@ const lastKeyPart = (key: string) => key.split(".").filter(Boolean).pop() ?? key
  * a URL. Everything else — keys, layout, references — stays, so the line still reads as it is on disk.
  */
 export function maskSecrets(line: string): string {
-  if (!/['"]/.test(line)) return line;
+  if (!SUSPECT.test(line) || !/['"]/.test(line)) return line;
   let out = line.replace(PAIR, (whole, rawKey: string, sep: string, quoted: string) => {
     const key = /^["']/.test(rawKey) ? unquote(rawKey) : lastKeyPart(rawKey);
     const value = unquote(quoted);
@@ -92,5 +99,5 @@ export function maskSecrets(line: string): string {
 
 /** maskSecrets on every line of a text. */
 export function maskSecretLines(text: string): string {
-  return /['"]/.test(text) ? text.split("\n").map(maskSecrets).join("\n") : text;
+  return SUSPECT.test(text) ? text.split("\n").map(maskSecrets).join("\n") : text;
 }

@@ -3,8 +3,9 @@
  * `kanon import --merge` and the UI's import plan): instruction texts the home lacks, and for each
  * skill whether the home's `skills/<name>/` is missing, the same or different.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import { type InstructionFile, instructionPath, type KanonConfig } from "../model/config.js";
 import type { TreeFile } from "../model/source.js";
 import { hashSkillFiles } from "../providers/hash.js";
@@ -58,7 +59,9 @@ export async function compareWithHome(
   // Instructions: a text the home already has is kept; a new one gets a free file name.
   const homeTexts = existing.instructions.files.map((f) => {
     try {
-      return readFileSync(join(home, instructionPath(f)), "utf8").trim();
+      return readBounded(join(home, instructionPath(f)), { limit: READ_LIMIT.home })
+        .bytes.toString("utf8")
+        .trim();
     } catch {
       return null;
     }

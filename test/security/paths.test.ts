@@ -9,7 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/agents/index.js";
-import { agentPath, isAgentDestination } from "../../src/core/homes.js";
+import { agentDestinations, agentPath } from "../../src/core/homes.js";
 import { isInside, segmentProblem } from "../../src/core/names.js";
 import { renderAll } from "../../src/core/render.js";
 import type { Source } from "../../src/model/source.js";
@@ -136,10 +136,33 @@ describe("the ownership record", () => {
     expect(s.exists(".ssh")).toBe(false);
   });
 
+  it("nor does a history entry naming one make undo remove or restore it", async () => {
+    s.writeHome("version: 1\nagents: [claude]\ninstructions:\n  files: [i.md]\n", { "i.md": "rules\n" });
+    expect((await s.k("apply", "--yes")).status).toBe(0);
+    const victim = join(s.home, ".bashrc");
+    writeFileSync(victim, "my shell\n");
+    const journal = listFiles(join(s.home, ".local/state/kanon")).find((f) => f.endsWith("apply.json"))!;
+    const path = join(s.home, ".local/state/kanon", journal);
+    const entry = JSON.parse(readFileSync(path, "utf8"));
+    entry.changes[0].path = victim;
+    entry.changes[0].after.sha256 = createHash("sha256").update("my shell\n").digest("hex");
+    writeFileSync(path, JSON.stringify(entry));
+    const r = await s.k("undo", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /^cannot undo the apply of .*: its history names ".*\/\.bashrc", where kanon writes nothing; nothing was restored\n$/,
+    );
+    expect(readFileSync(victim, "utf8")).toBe("my shell\n");
+    expect(s.exists(".claude/CLAUDE.md")).toBe(true);
+  });
+
   it("a moved agent home (CODEX_HOME once set) stays a place kanon writes, by the same rule", () => {
     const scope: Scope = { kind: "user", userHome: "/home/u", homes: {} };
-    const codex = AGENTS.find((a) => a.manifest.id === "codex")!.manifest;
-    const claude = AGENTS.find((a) => a.manifest.id === "claude")!.manifest;
+    const manifest = (id: string) => AGENTS.find((a) => a.manifest.id === id)!.manifest;
+    const isAgentDestination = (m: ReturnType<typeof manifest>, path: string, sc: Scope) =>
+      agentDestinations(m, sc)(path);
+    const codex = manifest("codex");
+    const claude = manifest("claude");
     expect(isAgentDestination(codex, "/srv/codex/AGENTS.md", scope)).toBe(true);
     expect(isAgentDestination(codex, "/home/u/.codex/hooks.json", scope)).toBe(true);
     expect(isAgentDestination(codex, "/home/u/.agents/skills/review/SKILL.md", scope)).toBe(true);

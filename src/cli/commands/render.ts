@@ -1,10 +1,13 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
+import { isAbsolute, resolve } from "node:path";
+import { AGENTS } from "../../agents/index.js";
+import { agentDestinations } from "../../core/homes.js";
 import { maskSecretLines } from "../../core/secrets.js";
 import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
-import { KanonError, type TargetFile } from "../../model/types.js";
+import { KanonError, type Scope, type TargetFile } from "../../model/types.js";
 import { type GlobalFlags, type Io, out, outPainted, progressOf, readLine } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
 import { rememberApplied, reviewArrivals } from "../hook-review.js";
@@ -204,6 +207,17 @@ export async function undoCommand(
     return;
   }
   const what = `the ${plan.kind} of ${plan.time}`;
+  // The history is kanon's own file, but a damaged or hand-edited one must not make undo write
+  // anywhere an apply could not have (core/homes.ts), nor through `..` in an import's path.
+  const stray = plan.steps.find((s) =>
+    plan.kind === "apply"
+      ? !isRecordable(s.agent, s.path, scope)
+      : !isAbsolute(s.path) || resolve(s.path) !== s.path,
+  );
+  if (stray)
+    throw new KanonError(
+      `cannot undo ${what}: its history names ${JSON.stringify(stray.path)}, where kanon writes nothing; nothing was restored`,
+    );
   if (plan.changed.length > 0) {
     throw new KanonError(
       `cannot undo ${what}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
@@ -231,4 +245,10 @@ export async function undoCommand(
   const removed = runUndo(loaded.dir, plan);
   if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted ${plan.kind}.\n`);
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
+}
+
+/** Whether an agent's apply could have written `path` in this scope. */
+function isRecordable(agent: string, path: string, scope: Scope): boolean {
+  const m = AGENTS.find((a) => a.manifest.id === agent)?.manifest;
+  return m !== undefined && agentDestinations(m, scope)(path);
 }
