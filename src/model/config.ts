@@ -66,6 +66,8 @@ export interface McpServer {
   opencode_enabled?: boolean;
   targets?: string[];
   enabled?: boolean;
+  /** Resolve, at apply, the references an agent cannot expand (core/mcp.ts). */
+  resolve_env?: boolean;
 }
 
 export interface HookEntry {

@@ -21,7 +21,7 @@ import {
   NEUTRAL_HANDLERS,
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
-import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
+import { decideServer, type McpDecision } from "../core/mcp.js";
 import { instructionPath, instructionTargets, type KanonConfig, type McpServer } from "../model/config.js";
 import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
@@ -39,14 +39,8 @@ export interface Validation {
   warnings: string[];
   /** Every hook × targeted agent decision (of the agents rendered, see validateConfig), in hook order then agent order. */
   decisions: HookDecision[];
-  /** MCP servers that an agent they target only implicitly cannot run (render leaves them out). */
-  omittedServers: OmittedServer[];
-}
-
-export interface OmittedServer {
-  server: string;
-  agent: string;
-  why: string;
+  /** Every MCP server × targeted agent decision (enabled servers, in name order, then agent order). */
+  mcp: McpDecision[];
 }
 
 /** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode-positional.ts). */
@@ -140,7 +134,7 @@ export async function validateConfig(
     }
   }
 
-  const omittedServers: OmittedServer[] = [];
+  const mcp: McpDecision[] = [];
   const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => compareBytes(a, b));
   for (const [name, server] of servers) {
     if (server.enabled === false) continue;
@@ -158,12 +152,16 @@ export async function validateConfig(
     for (const agent of agents) {
       const id = agent.manifest.id;
       if (!targetsAgent(server.targets, id)) continue;
-      const found = literalVariables(agent, server);
-      if (found.length === 0) continue;
-      const why = literalVariablesWhy(agent, found);
-      if (isExplicit(server.targets, id))
-        errors.push(`${where}mcp server "${name}" targets ${id} but ${why}`);
-      else omittedServers.push({ server: name, agent: id, why });
+      const explicit = isExplicit(server.targets, id);
+      if (rendered && !rendered.has(id) && !explicit) continue;
+      const d = decideServer(agent, name, server, explicit, env);
+      mcp.push(d);
+      if (!explicit) continue;
+      const field = (path: string) => at("mcp", "servers", name, ...path.split(".")) || where;
+      if (d.omitted)
+        errors.push(`${field(d.omitted.paths[0] ?? "")}mcp server "${name}" targets ${id} but ${d.omitted.why}`);
+      for (const l of d.left)
+        errors.push(`${field(l.field)}mcp server "${name}" targets ${id} but ${id} cannot take ${l.field}: ${l.why}`);
     }
   }
 
@@ -189,7 +187,7 @@ export async function validateConfig(
       `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
     );
   }
-  return { errors, warnings, decisions, omittedServers };
+  return { errors, warnings, decisions, mcp };
 }
 
 /**
@@ -228,12 +226,21 @@ function unsetEnvWarnings(
   return out;
 }
 
-/** One `warning:` line per MCP server left out for an agent it targets implicitly, for the agents being rendered. */
-export function serverWarnings(omitted: readonly OmittedServer[], agents: readonly Agent[]): string[] {
+/**
+ * One `warning:` line per MCP server left out, and per field left out, for an agent the server targets
+ * implicitly, for the agents being rendered (an explicit target made them errors).
+ */
+export function serverWarnings(decisions: readonly McpDecision[], agents: readonly Agent[]): string[] {
   const ids = new Set(agents.map((a) => a.manifest.id));
-  return omitted
-    .filter((o) => ids.has(o.agent))
-    .map((o) => `mcp server ${JSON.stringify(o.server)} is not rendered for ${o.agent}: ${o.why}`);
+  return decisions
+    .filter((d) => !d.explicit && ids.has(d.agent))
+    .flatMap((d) =>
+      d.omitted
+        ? [`mcp server ${JSON.stringify(d.server)} is not rendered for ${d.agent}: ${d.omitted.why}`]
+        : d.left.map(
+            (l) => `mcp server ${JSON.stringify(d.server)}: ${l.field} is left out for ${d.agent}: ${l.why}`,
+          ),
+    );
 }
 
 /** One `warning:` line per hook left out for an agent it targets implicitly, for the agents being rendered. */

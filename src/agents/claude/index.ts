@@ -13,6 +13,9 @@ function mcpServer(s: McpServer): Record<string, unknown> {
   if (s.env && Object.keys(s.env).length > 0) item.env = s.env;
   const headers: Record<string, string> = { ...s.headers };
   for (const [header, envName] of Object.entries(s.env_headers ?? {})) headers[header] = `\${${envName}}`;
+  // Claude Code has no bearer field; it expands ${VAR} in headers.
+  if (s.bearer_token_env_var && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization"))
+    headers.Authorization = `Bearer \${${s.bearer_token_env_var}}`;
   if (Object.keys(headers).length > 0) item.headers = headers;
   if (s.startup_timeout_sec && s.startup_timeout_sec > 0) item.timeout = s.startup_timeout_sec;
   return item;
