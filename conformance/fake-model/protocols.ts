@@ -8,11 +8,12 @@ export interface ScriptStep {
   command: string;
   finalText: string;
   /**
-   * Tool calls by exact name, one per model request, instead of the shell call (the MCP phase): the
-   * request that carries N tool results gets the next offered call after N, then the final text. A
-   * call whose tool is not offered is skipped.
+   * Tool calls by exact name, one per model request, instead of the shell call (the MCP phase): each
+   * request gets the next call whose tool it offers, then the final text.
    */
   calls?: ScriptedCall[];
+  /** The scripted calls made so far in this run. */
+  called?: Set<string>;
 }
 
 export interface ScriptedCall {
@@ -91,11 +92,17 @@ export function shellArguments(tool: OfferedTool, command: string): Json {
   return args;
 }
 
-/** The call to make for a request that offers `tools` and carries `results` tool results, if any. */
+/**
+ * The call to make for a request that offers `tools` and carries `results` tool results, if any. A
+ * scripted call is made once, the first time its tool is offered (an agent may offer a server's tools
+ * only once it has connected), in script order.
+ */
 function nextCall(tools: OfferedTool[], results: number, script: ScriptStep): ScriptedCall | undefined {
   if (script.calls) {
     const offered = new Set(tools.map((t) => t.name));
-    return script.calls.filter((c) => offered.has(c.name))[results];
+    const call = script.calls.find((c) => offered.has(c.name) && !script.called?.has(c.name));
+    if (call) script.called?.add(call.name);
+    return call;
   }
   const tool = results === 0 ? pickShellTool(tools) : undefined;
   return tool && { name: tool.name, args: shellArguments(tool, script.command) };
@@ -256,7 +263,12 @@ const responses: Protocol = {
                 namespaces.set(name, { namespace: String(t.name), name: String(f.name) });
                 return { name, schema: isObject(f.parameters) ? f.parameters : undefined };
               })
-          : [{ name: String(t.name ?? t.type ?? ""), schema: isObject(t.parameters) ? t.parameters : undefined }],
+          : [
+              {
+                name: String(t.name ?? t.type ?? ""),
+                schema: isObject(t.parameters) ? t.parameters : undefined,
+              },
+            ],
       );
     const shell = nextCall(tools, toolResults.length, script);
     const decision = shell ? "tool_call" : toolResults.length > 0 ? "final" : "text";

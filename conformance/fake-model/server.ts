@@ -169,7 +169,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       script = {
         command: next.command,
         finalText: next.finalText ?? "done",
-        ...(next.calls ? { calls: next.calls } : {}),
+        ...(next.calls ? { calls: next.calls, called: new Set<string>() } : {}),
       };
       logFile = next.logFile;
       finalDelayMs = next.finalDelayMs ?? 0;

@@ -45,16 +45,22 @@ interface Reference {
 function references(s: McpServer): Reference[] {
   const refs: Reference[] = [];
   const has = (v: string | undefined) => v !== undefined && new RegExp(ENV_REF.source).test(v);
-  if (has(s.command)) refs.push({ path: "command", resolve: (t, env) => (t.command = expandEnv(t.command!, env)) });
+  if (has(s.command))
+    refs.push({ path: "command", resolve: (t, env) => (t.command = expandEnv(t.command!, env)) });
   (s.args ?? []).forEach((a, i) => {
-    if (has(a)) refs.push({ path: `args.${i}`, resolve: (t, env) => (t.args![i] = expandEnv(t.args![i]!, env)) });
+    if (has(a))
+      refs.push({ path: `args.${i}`, resolve: (t, env) => (t.args![i] = expandEnv(t.args![i]!, env)) });
   });
   for (const [k, v] of Object.entries(s.env ?? {}))
-    if (has(v)) refs.push({ path: `env.${k}`, resolve: (t, env) => (t.env![k] = expandEnv(t.env![k]!, env)) });
+    if (has(v))
+      refs.push({ path: `env.${k}`, resolve: (t, env) => (t.env![k] = expandEnv(t.env![k]!, env)) });
   if (has(s.url)) refs.push({ path: "url", resolve: (t, env) => (t.url = expandEnv(t.url!, env)) });
   for (const [k, v] of Object.entries(s.headers ?? {}))
     if (has(v))
-      refs.push({ path: `headers.${k}`, resolve: (t, env) => (t.headers![k] = expandEnv(t.headers![k]!, env)) });
+      refs.push({
+        path: `headers.${k}`,
+        resolve: (t, env) => (t.headers![k] = expandEnv(t.headers![k]!, env)),
+      });
   for (const [k, name] of Object.entries(s.env_headers ?? {}))
     refs.push({
       path: `env_headers.${k}`,
@@ -125,8 +131,9 @@ export function decideServer(
     const still = literalVariables(agent, render);
     if (still.length > 0) {
       const paths = server.resolve_env ? [] : culprits.map((r) => r.path);
+      const file = m.mcp.file.user?.split("/").pop() ?? "its MCP file";
       d.omitted = {
-        why: `${m.displayName} would pass ${still.join(", ")} to the server as written (it does not expand variables in ${m.mcp.file.user?.split("/").pop() ?? "its MCP file"}${paths.length ? `: ${paths.join(", ")}` : ""})${server.resolve_env ? "" : "; resolve_env: true lets kanon fill them in at apply"}`,
+        why: `${m.displayName} would pass ${still.join(", ")} to the server as written (it does not expand variables in ${file})${paths.length ? `; resolve_env: true lets kanon fill in ${paths.join(", ")} at apply` : ""}`,
         paths,
       };
       d.outcome = "omitted";
@@ -134,6 +141,7 @@ export function decideServer(
     }
   }
   d.render = render;
-  if (d.translations.length + d.notes.length + d.left.length + d.resolved.length > 0) d.outcome = "translated";
+  if (d.translations.length + d.notes.length + d.left.length + d.resolved.length > 0)
+    d.outcome = "translated";
   return d;
 }

@@ -54,9 +54,7 @@ function renderAgent(agent: Agent, { source, scope, decisions, mcp }: RenderInpu
   const mcpPath = at(m.mcp.file);
   // Disabled and untargeted servers have no decision; one left out has nothing to render.
   const decided = mcp.filter((d) => d.agent === m.id && d.render);
-  const servers = decided
-    .map((d) => [d.server, d.render!] as const)
-    .sort(([a], [b]) => compareBytes(a, b));
+  const servers = decided.map((d) => [d.server, d.render!] as const).sort(([a], [b]) => compareBytes(a, b));
   if (mcpPath && servers.length > 0) {
     const managed = {
       [m.mcp.key]: Object.fromEntries(servers.map(([name, s]) => [name, agent.mcpServer(s)])),

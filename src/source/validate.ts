@@ -156,12 +156,12 @@ export async function validateConfig(
       if (rendered && !rendered.has(id) && !explicit) continue;
       const d = decideServer(agent, name, server, explicit, env);
       mcp.push(d);
-      if (!explicit) continue;
-      const field = (path: string) => at("mcp", "servers", name, ...path.split(".")) || where;
-      if (d.omitted)
-        errors.push(`${field(d.omitted.paths[0] ?? "")}mcp server "${name}" targets ${id} but ${d.omitted.why}`);
-      for (const l of d.left)
-        errors.push(`${field(l.field)}mcp server "${name}" targets ${id} but ${id} cannot take ${l.field}: ${l.why}`);
+      // A field the agent lacks is a warning even for an explicit target (serverWarnings): the server
+      // still does its work. A value it would get as text is an error there.
+      if (explicit && d.omitted)
+        errors.push(
+          `${at("mcp", "servers", name, ...(d.omitted.paths[0]?.split(".") ?? []))}mcp server "${name}" targets ${id} but ${d.omitted.why}`,
+        );
     }
   }
 
@@ -227,13 +227,13 @@ function unsetEnvWarnings(
 }
 
 /**
- * One `warning:` line per MCP server left out, and per field left out, for an agent the server targets
- * implicitly, for the agents being rendered (an explicit target made them errors).
+ * One `warning:` line per MCP server left out for an agent it targets implicitly (explicitly: an error),
+ * and per field an agent cannot take, for the agents being rendered.
  */
 export function serverWarnings(decisions: readonly McpDecision[], agents: readonly Agent[]): string[] {
   const ids = new Set(agents.map((a) => a.manifest.id));
   return decisions
-    .filter((d) => !d.explicit && ids.has(d.agent))
+    .filter((d) => ids.has(d.agent) && !(d.explicit && d.omitted))
     .flatMap((d) =>
       d.omitted
         ? [`mcp server ${JSON.stringify(d.server)} is not rendered for ${d.agent}: ${d.omitted.why}`]

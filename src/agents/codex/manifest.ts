@@ -121,7 +121,11 @@ export const codexManifest: AgentManifest = {
   instructions: { user: ".codex/AGENTS.md", project: "AGENTS.md" },
   skills: { root: { user: ".agents/skills", project: ".agents/skills" }, providerNaming: "namespaced" },
   mcp: {
-    verified: { version: "0.171.0", date: "2026-12-02", how: "conformance suite MCP phase (stub servers, stdio and HTTP) against the pinned binary" },
+    verified: {
+      version: "0.171.0",
+      date: "2026-12-02",
+      how: "conformance suite MCP phase (stub servers, stdio and HTTP) against the pinned binary",
+    },
     file: { user: ".codex/config.toml", project: ".codex/config.toml" },
     format: "toml",
     key: "mcp_servers",
@@ -131,7 +135,10 @@ export const codexManifest: AgentManifest = {
     approvalModes: ["auto", "prompt", "writes", "approve"],
     variables: "as-written",
     fields: {
-      type: { support: "translated", how: "not written: stdio follows from command, streamable HTTP from url" },
+      type: {
+        support: "translated",
+        how: "not written: stdio follows from command, streamable HTTP from url",
+      },
       command: { support: "native" },
       args: { support: "native" },
       env: {
@@ -154,6 +161,7 @@ export const codexManifest: AgentManifest = {
       tools: { support: "translated", how: "tools.<t>.approval as tools.<t>.approval_mode" },
       opencode_enabled: { support: "dropped", why: "OpenCode's own switch" },
     },
+    projectGate: 'project config.toml loads only when the project is trusted (trust_level = "trusted")',
   },
   import: {
     // Codex still reads its legacy skill folder.

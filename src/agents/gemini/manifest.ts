@@ -99,7 +99,11 @@ export const geminiManifest: AgentManifest = {
   instructions: { user: ".gemini/GEMINI.md", project: "GEMINI.md" },
   skills: { root: { user: ".gemini/skills", project: ".gemini/skills" }, providerNaming: "slug" },
   mcp: {
-    verified: { version: "0.61.0", date: "2026-12-02", how: "conformance suite MCP phase (stub servers, stdio and HTTP) against the pinned binary" },
+    verified: {
+      version: "0.61.0",
+      date: "2026-12-02",
+      how: "conformance suite MCP phase (stub servers, stdio and HTTP) against the pinned binary",
+    },
     file: { user: ".gemini/settings.json", project: ".gemini/settings.json" },
     format: "json",
     key: "mcpServers",
@@ -110,7 +114,10 @@ export const geminiManifest: AgentManifest = {
       command: { support: "native" },
       args: { support: "native" },
       env: { support: "native" },
-      env_vars: { support: "translated", how: "not written: Gemini CLI starts the server with its own environment" },
+      env_vars: {
+        support: "translated",
+        how: "not written: Gemini CLI starts the server with its own environment",
+      },
       url: { support: "native" },
       headers: { support: "native" },
       env_headers: { support: "translated", how: 'as headers "${VAR}", which Gemini CLI expands' },
@@ -119,7 +126,10 @@ export const geminiManifest: AgentManifest = {
       tool_timeout_sec: { support: "translated", how: "timeout, in milliseconds" },
       enabled_tools: { support: "native", name: "includeTools" },
       disabled_tools: { support: "native", name: "excludeTools" },
-      default_approval: { support: "dropped", why: "Gemini CLI asks before a tool runs by its approval mode" },
+      default_approval: {
+        support: "dropped",
+        why: "Gemini CLI asks before a tool runs by its approval mode",
+      },
       tools: { support: "dropped", why: "Gemini CLI asks before a tool runs by its approval mode" },
       opencode_enabled: { support: "dropped", why: "OpenCode's own switch" },
     },
