@@ -167,7 +167,8 @@ describe("each agent's entry for each neutral field", () => {
         expect(agent.mcpServer(d.render!)).toEqual(NATIVE[id]![field]);
         // The decision says what the table says.
         const says = (list: string[]) => list.filter((t) => t.startsWith(`${field}: `));
-        if (support.support === "translated") expect(says(d.translations)).toEqual([`${field}: ${support.how}`]);
+        if (support.support === "translated")
+          expect(says(d.translations)).toEqual([`${field}: ${support.how}`]);
         if (support.support === "dropped") expect(says(d.notes)).toEqual([`${field}: ${support.why}`]);
         if (support.support === "none") expect(d.left).toEqual([{ field, why: support.why }]);
         if (support.support === "native") {
@@ -198,7 +199,9 @@ describe("references an agent cannot expand", () => {
     const d = decide(codex, refs);
     expect(d.outcome).toBe("omitted");
     expect(d.omitted?.paths).toEqual(["env.RENAMED", "env.DEFAULTED"]);
-    expect(d.omitted?.why).toContain("resolve_env: true lets kanon fill in env.RENAMED, env.DEFAULTED at apply");
+    expect(d.omitted?.why).toContain(
+      "resolve_env: true lets kanon fill in env.RENAMED, env.DEFAULTED at apply",
+    );
   });
 
   it("Codex headers: a whole ${VAR} as env_http_headers, Bearer ${VAR} as bearer_token_env_var", () => {

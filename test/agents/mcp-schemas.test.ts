@@ -22,7 +22,11 @@ delete schema.$id;
 const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(schema);
 
 const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{0,8}$/);
-const value = fc.oneof(word, word.map((w) => `\${${w.replaceAll("-", "_")}}`), fc.string({ maxLength: 6 }));
+const value = fc.oneof(
+  word,
+  word.map((w) => `\${${w.replaceAll("-", "_")}}`),
+  fc.string({ maxLength: 6 }),
+);
 const strings = fc.array(value, { maxLength: 3 });
 const map = fc.dictionary(word, value, { maxKeys: 3 });
 const seconds = fc.integer({ min: 0, max: 3600 });

@@ -23,7 +23,9 @@ describe("kanon mcp", () => {
     s.writeHome(HOME);
     const r = await s.run(["--home", s.kh, "mcp"], { env: { TOKEN: "t" } });
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain("SERVER  CODEX     CLAUDE                        KIMI\napi     left out  translated (fields left out)  left out\n");
+    expect(r.stdout).toContain(
+      "SERVER  CODEX     CLAUDE                        KIMI\napi     left out  translated (fields left out)  left out\n",
+    );
     expect(r.stdout).toContain(
       "api → codex: left out: Codex CLI would pass ${API_URL:-https://api.example} in env.URL to the server as written (it does not expand variables in config.toml); resolve_env: true lets kanon fill in env.URL at apply",
     );
@@ -67,7 +69,7 @@ describe("resolve_env", () => {
     const r = await s.run(["--home", s.kh, "apply", "--yes"], { env: { TOKEN: "t" } });
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
-      "kanon.yaml:7:38: mcp server \"api\" targets codex but Codex CLI would pass ${API_URL:-https://api.example} in env.URL to the server as written (it does not expand variables in config.toml); resolve_env: true lets kanon fill in env.URL at apply\n",
+      'kanon.yaml:7:38: mcp server "api" targets codex but Codex CLI would pass ${API_URL:-https://api.example} in env.URL to the server as written (it does not expand variables in config.toml); resolve_env: true lets kanon fill in env.URL at apply\n',
     );
     expect(s.exists(".codex")).toBe(false);
   });
