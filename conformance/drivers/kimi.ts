@@ -65,8 +65,8 @@ export const kimi = defineDriver({
   },
 
   async mcpSetup(layout, scope) {
-    // Project servers start only in a folder the user trusted (Kimi's "Trust this folder"), which Kimi
-    // 2.1.0 records as $KIMI_CODE_HOME/workspace-trust/wd_<folder>_<sha256(path)[:12]> (bundle read:
+    // Project servers start only in a folder the user trusted (Kimi's "Trust this folder"), which the
+    // pinned Kimi records as $KIMI_CODE_HOME/workspace-trust/wd_<folder>_<sha256(path)[:12]> (bundle read:
     // trustRecord.ts, workdir-slug.ts).
     if (scope !== "project") return undefined;
     const slug =

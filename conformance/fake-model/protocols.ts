@@ -93,20 +93,26 @@ export function shellArguments(tool: OfferedTool, command: string): Json {
 }
 
 /**
- * The call to make for a request that offers `tools` and carries `results` tool results, if any. A
- * scripted call is made once, the first time its tool is offered (an agent may offer a server's tools
- * only once it has connected), in script order.
+ * The calls to make for a request that offers `tools` and carries `results` tool results: the shell
+ * call (first request only), or the scripted calls whose tools the request offers, each made once (an
+ * agent may offer a server's tools only once it has connected), in script order, at most `max` at a
+ * time (protocols that carry several calls in one answer save a model round trip per call).
  */
-function nextCall(tools: OfferedTool[], results: number, script: ScriptStep): ScriptedCall | undefined {
+function nextCalls(tools: OfferedTool[], results: number, script: ScriptStep, max = 1): ScriptedCall[] {
   if (script.calls) {
     const offered = new Set(tools.map((t) => t.name));
-    const call = script.calls.find((c) => offered.has(c.name) && !script.called?.has(c.name));
-    if (call) script.called?.add(call.name);
-    return call;
+    const calls = script.calls
+      .filter((c) => offered.has(c.name) && !script.called?.has(c.name))
+      .slice(0, max);
+    for (const c of calls) script.called?.add(c.name);
+    return calls;
   }
   const tool = results === 0 ? pickShellTool(tools) : undefined;
-  return tool && { name: tool.name, args: shellArguments(tool, script.command) };
+  return tool ? [{ name: tool.name, args: shellArguments(tool, script.command) }] : [];
 }
+
+const nextCall = (tools: OfferedTool[], results: number, script: ScriptStep): ScriptedCall | undefined =>
+  nextCalls(tools, results, script)[0];
 
 /** Text of a tool-result payload in any of the shapes the agents use. */
 function contentText(value: unknown): string {
@@ -393,30 +399,38 @@ const chat: Protocol = {
         name: String(f.name ?? ""),
         schema: isObject(f.parameters) ? f.parameters : undefined,
       }));
-    const shell = nextCall(tools, toolResults.length, script);
-    const decision = shell ? "tool_call" : toolResults.length > 0 ? "final" : "text";
+    const calls = nextCalls(tools, toolResults.length, script, Number.POSITIVE_INFINITY);
+    const decision = calls.length > 0 ? "tool_call" : toolResults.length > 0 ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const id = nextId("chatcmpl");
     const model = typeof request.model === "string" ? request.model : MODEL_ID;
     const created = Math.floor(Date.now() / 1000);
-    const callId = nextId("call");
-    const args = shell ? JSON.stringify(shell.args) : "";
+    const withIds = calls.map((c) => ({ ...c, id: nextId("call"), json: JSON.stringify(c.args) }));
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-    const base = { toolResults, toolName: shell?.name, offered: tools.map((t) => t.name) };
+    const base = {
+      toolResults,
+      toolName: calls.map((c) => c.name).join(",") || undefined,
+      offered: tools.map((t) => t.name),
+    };
     if (request.stream !== true) {
-      const message = shell
-        ? {
-            role: "assistant",
-            content: null,
-            tool_calls: [{ id: callId, type: "function", function: { name: shell.name, arguments: args } }],
-          }
-        : { role: "assistant", content: text };
+      const message =
+        calls.length > 0
+          ? {
+              role: "assistant",
+              content: null,
+              tool_calls: withIds.map((c) => ({
+                id: c.id,
+                type: "function",
+                function: { name: c.name, arguments: c.json },
+              })),
+            }
+          : { role: "assistant", content: text };
       const completion = {
         id,
         object: "chat.completion",
         created,
         model,
-        choices: [{ index: 0, message, finish_reason: shell ? "tool_calls" : "stop" }],
+        choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }],
         usage,
       };
       return { ...base, decision, headers: JSON_HEADERS, chunks: [JSON.stringify(completion)] };
@@ -424,7 +438,7 @@ const chat: Protocol = {
     const chunk = (choices: Json[], extra: Json = {}): string =>
       sse(undefined, { id, object: "chat.completion.chunk", created, model, choices, ...extra });
     const chunks: string[] = [];
-    if (shell) {
+    if (calls.length > 0) {
       chunks.push(
         chunk([
           {
@@ -432,9 +446,12 @@ const chat: Protocol = {
             delta: {
               role: "assistant",
               content: null,
-              tool_calls: [
-                { index: 0, id: callId, type: "function", function: { name: shell.name, arguments: "" } },
-              ],
+              tool_calls: withIds.map((c, index) => ({
+                index,
+                id: c.id,
+                type: "function",
+                function: { name: c.name, arguments: "" },
+              })),
             },
             finish_reason: null,
           },
@@ -442,7 +459,7 @@ const chat: Protocol = {
         chunk([
           {
             index: 0,
-            delta: { tool_calls: [{ index: 0, function: { arguments: args } }] },
+            delta: { tool_calls: withIds.map((c, index) => ({ index, function: { arguments: c.json } })) },
             finish_reason: null,
           },
         ]),
@@ -494,15 +511,20 @@ const gemini: Protocol = {
         tools.push({ name: String(declaration.name ?? ""), schema });
       }
     }
-    const shell = nextCall(tools, toolResults.length, script);
-    const decision = shell ? "tool_call" : toolResults.length > 0 ? "final" : "text";
+    const calls = nextCalls(tools, toolResults.length, script, Number.POSITIVE_INFINITY);
+    const decision = calls.length > 0 ? "tool_call" : toolResults.length > 0 ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
-    const part = shell ? { functionCall: { name: shell.name, args: shell.args } } : { text };
+    const parts =
+      calls.length > 0 ? calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) : [{ text }];
     const answer = {
-      candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],
+      candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
       usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
     };
-    const base = { toolResults, toolName: shell?.name, offered: tools.map((t) => t.name) };
+    const base = {
+      toolResults,
+      toolName: calls.map((c) => c.name).join(",") || undefined,
+      offered: tools.map((t) => t.name),
+    };
     if (route === "stream")
       return { ...base, decision, headers: SSE_HEADERS, chunks: [sse(undefined, answer)] };
     return { ...base, decision, headers: JSON_HEADERS, chunks: [JSON.stringify(answer)] };

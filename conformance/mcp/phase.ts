@@ -29,14 +29,17 @@ export const MCP_COLUMNS = [
 /** Values the agent's environment holds for the references in kanon.yaml; kanon's own differ. */
 const AGENT_VALUES = {
   KMCP_SOURCE: "agent-source",
-  KMCP_SAME: "agent-same",
+  KMCP_SAME_TOKEN: "agent-same",
+  KMCP_FORWARD_TOKEN: "agent-forward",
+  KMCP_INHERITED_TOKEN: "agent-inherited-secret",
   KMCP_HEADER: "agent-header",
   KMCP_TOKEN: "agent-token",
   KMCP_INHERITED: "agent-inherited",
 };
 const KANON_VALUES = {
   KMCP_SOURCE: "kanon-source",
-  KMCP_SAME: "kanon-same",
+  KMCP_SAME_TOKEN: "kanon-same",
+  KMCP_FORWARD_TOKEN: "kanon-forward",
   KMCP_HEADER: "kanon-header",
   KMCP_TOKEN: "kanon-token",
 };
@@ -182,7 +185,10 @@ export async function mcpPhase(ctx: McpPhaseContext): Promise<{ checks: McpCheck
       KMCP_FROM_VAR: resolvedAtApply.includes("env.KMCP_FROM_VAR")
         ? KANON_VALUES.KMCP_SOURCE
         : AGENT_VALUES.KMCP_SOURCE,
-      KMCP_SAME: resolvedAtApply.includes("env.KMCP_SAME") ? KANON_VALUES.KMCP_SAME : AGENT_VALUES.KMCP_SAME,
+      KMCP_SAME_TOKEN: resolvedAtApply.includes("env.KMCP_SAME_TOKEN")
+        ? KANON_VALUES.KMCP_SAME_TOKEN
+        : AGENT_VALUES.KMCP_SAME_TOKEN,
+      KMCP_FORWARD_TOKEN: AGENT_VALUES.KMCP_FORWARD_TOKEN,
       KMCP_DEFAULT_UNSET: "fallback",
       KMCP_DEFAULT_SET: resolvedAtApply.includes("env.KMCP_DEFAULT_SET")
         ? KANON_VALUES.KMCP_SOURCE
@@ -191,8 +197,17 @@ export async function mcpPhase(ctx: McpPhaseContext): Promise<{ checks: McpCheck
     if (stdio) {
       const env = stdio.env ?? {};
       const wrong = Object.entries(expected).filter(([k, v]) => env[k] !== v);
-      const inherits = env.KMCP_INHERITED === AGENT_VALUES.KMCP_INHERITED;
-      const inheritNote = `inherits the agent's environment: ${inherits ? "yes" : "no"} (manifest: ${driver.manifest.mcp.inheritsEnvironment ? "yes" : "no"})`;
+      // What the server inherits: a plain name, and one that looks like a secret.
+      const plain = env.KMCP_INHERITED === AGENT_VALUES.KMCP_INHERITED;
+      const secret = env.KMCP_INHERITED_TOKEN === AGENT_VALUES.KMCP_INHERITED_TOKEN;
+      const inherits = plain
+        ? secret
+          ? "all"
+          : "not secret-like names"
+        : secret
+          ? "only secret-like names"
+          : "none";
+      const inheritNote = `inherits the agent's environment: ${inherits} (manifest: ${driver.manifest.mcp.inheritsEnvironment})`;
       if (wrong.length > 0 || inherits !== driver.manifest.mcp.inheritsEnvironment)
         add(
           "mcp-env",

@@ -242,10 +242,11 @@ export interface McpCapabilities {
   /** The name the model sees for a server's tool: `{server}` and `{tool}` are replaced. */
   toolName: string;
   /**
-   * Whether a stdio server gets the agent's whole environment (plus `env`); false: only `env`, the
-   * names the entry forwards, and a few basics (Codex: HOME, PATH, …).
+   * The environment a stdio server starts with, besides `env`: the agent's ("all"), the agent's less
+   * names that look like secrets (TOKEN, KEY, SECRET, … : Gemini CLI), or only the names the entry
+   * forwards and a few basics ("none": Codex's HOME, PATH, …).
    */
-  inheritsEnvironment: boolean;
+  inheritsEnvironment: "all" | "not secret-like names" | "none";
   /**
    * The values the agent accepts for a server's `default_approval` and `tools.<t>.approval`; any other
    * stops it from loading the file, so kanon refuses it. Absent: the agent has no such setting.

@@ -149,16 +149,13 @@ export const claudeManifest: AgentManifest = {
     format: "json",
     key: "mcpServers",
     toolName: "mcp__{server}__{tool}",
-    inheritsEnvironment: true,
+    inheritsEnvironment: "all",
     fields: {
       type: { support: "native" },
       command: { support: "native" },
       args: { support: "native" },
       env: { support: "native" },
-      env_vars: {
-        support: "translated",
-        how: "not written: Claude Code starts the server with its own environment",
-      },
+      env_vars: { support: "translated", how: "as env entries NAME: ${NAME}, which Claude Code expands" },
       url: { support: "native" },
       headers: { support: "native" },
       env_headers: { support: "translated", how: 'as headers "${VAR}", which Claude Code expands' },

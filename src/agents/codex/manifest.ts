@@ -130,7 +130,7 @@ export const codexManifest: AgentManifest = {
     format: "toml",
     key: "mcp_servers",
     toolName: "mcp__{server}__{tool}",
-    inheritsEnvironment: false,
+    inheritsEnvironment: "none",
     // Codex 0.171.0: `unknown variant …, expected one of auto, prompt, writes, approve` (config not loaded).
     approvalModes: ["auto", "prompt", "writes", "approve"],
     variables: "as-written",

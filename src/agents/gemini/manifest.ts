@@ -108,7 +108,7 @@ export const geminiManifest: AgentManifest = {
     format: "json",
     key: "mcpServers",
     toolName: "mcp_{server}_{tool}",
-    inheritsEnvironment: true,
+    inheritsEnvironment: "not secret-like names",
     fields: {
       type: { support: "translated", how: "type http or sse with the url; none for a command" },
       command: { support: "native" },
@@ -116,7 +116,7 @@ export const geminiManifest: AgentManifest = {
       env: { support: "native" },
       env_vars: {
         support: "translated",
-        how: "not written: Gemini CLI starts the server with its own environment",
+        how: "as env entries NAME: ${NAME}, which Gemini CLI expands (it does not pass on secret-like names: TOKEN, KEY, SECRET, …)",
       },
       url: { support: "native" },
       headers: { support: "native" },

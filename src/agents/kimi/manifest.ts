@@ -146,7 +146,7 @@ export const kimiManifest: AgentManifest = {
     format: "json",
     key: "mcpServers",
     toolName: "mcp__{server}__{tool}",
-    inheritsEnvironment: true,
+    inheritsEnvironment: "all",
     // mcp.json strings reach the server as written: no ${VAR} expansion anywhere.
     variables: "as-written",
     fields: {

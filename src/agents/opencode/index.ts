@@ -1,5 +1,5 @@
 /** OpenCode: opencode.json(c) `mcp` entries and the generated kanon-hooks.js plugin. */
-import type { McpServer } from "../../model/config.js";
+import { type McpServer, withForwarded } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
 import { opencodeManifest } from "./manifest.js";
 import { pluginRuntimeLines, renderOpenCodePlugin } from "./plugin.js";
@@ -26,8 +26,9 @@ function mcpServer(s: McpServer): Record<string, unknown> {
   } else {
     item.type = "local";
     item.command = [s.command ?? "", ...(s.args ?? [])];
-    if (s.env && Object.keys(s.env).length > 0) {
-      item.environment = Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, toOpenCodeEnv(v)]));
+    const env = withForwarded(s);
+    if (Object.keys(env).length > 0) {
+      item.environment = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, toOpenCodeEnv(v)]));
     }
   }
   if (s.startup_timeout_sec && s.startup_timeout_sec > 0) item.timeout = s.startup_timeout_sec * 1000;

@@ -26,7 +26,7 @@ export const opencodeManifest: AgentManifest = {
     format: "jsonc",
     key: "mcp",
     toolName: "{server}_{tool}",
-    inheritsEnvironment: true,
+    inheritsEnvironment: "all",
     // OpenCode substitutes its own {env:VAR} (no default) anywhere in the file; ${VAR} stays text.
     variables: "as-written",
     fields: {
@@ -34,10 +34,7 @@ export const opencodeManifest: AgentManifest = {
       command: { support: "translated", how: "command and args as one command list" },
       args: { support: "translated", how: "command and args as one command list" },
       env: { support: "translated", how: "as environment, each ${VAR} as {env:VAR}" },
-      env_vars: {
-        support: "translated",
-        how: "not written: OpenCode starts the server with its own environment",
-      },
+      env_vars: { support: "translated", how: "as environment entries NAME: {env:NAME}" },
       url: { support: "native" },
       headers: { support: "translated", how: "each ${VAR} as {env:VAR}" },
       env_headers: { support: "translated", how: "as headers {env:VAR}" },
