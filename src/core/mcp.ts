@@ -103,6 +103,20 @@ export function decideServer(
     left: [],
     resolved: [],
   };
+  const transport = server.type || (server.url ? "http" : "stdio");
+  const transports = m.mcp.transports;
+  if (
+    transports &&
+    (transport === "stdio" || transport === "http" || transport === "sse") &&
+    !transports.includes(transport)
+  ) {
+    d.outcome = "omitted";
+    d.omitted = {
+      why: `${m.displayName} has no ${transport} transport (it speaks ${transports.join(", ")})`,
+      paths: ["type"],
+    };
+    return d;
+  }
   const render = copy(server);
   for (const field of MCP_FIELDS) {
     if (!isSet(server[field])) continue;

@@ -263,6 +263,11 @@ export interface McpCapabilities {
   variables?: "as-written";
   /** Every neutral field: how the agent's entry carries it. */
   fields: Record<McpFieldName, McpFieldSupport>;
+  /**
+   * The transports the agent speaks (`type`, or stdio with a command and http with a url): a server
+   * of another is left out for the agent. Absent: stdio, http and sse.
+   */
+  transports?: ("stdio" | "http" | "sse")[];
   /** Conditions outside kanon's control before the agent starts a project server, for the docs. */
   projectGate?: string;
 }

@@ -160,8 +160,12 @@ describe("each agent's entry for each neutral field", () => {
           return;
         }
         if (id === "codex" && field === "type") {
-          // Codex has no SSE: its entry is a streamable HTTP one (the type is not written).
-          expect(agent.mcpServer(d.render!)).toEqual(NATIVE[id]![field]);
+          // Codex has no SSE client: the sse server is left out for it.
+          expect(d.omitted).toEqual({
+            why: "Codex CLI has no sse transport (it speaks stdio, http)",
+            paths: ["type"],
+          });
+          expect(agent.mcpServer({ url: "https://h.example/mcp", type: "http" })).toEqual(NATIVE[id]![field]);
           return;
         }
         expect(agent.mcpServer(d.render!)).toEqual(NATIVE[id]![field]);

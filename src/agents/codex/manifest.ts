@@ -162,6 +162,8 @@ export const codexManifest: AgentManifest = {
       opencode_enabled: { support: "dropped", why: "OpenCode's own switch" },
     },
     projectGate: 'project config.toml loads only when the project is trusted (trust_level = "trusted")',
+    // No SSE client: a url is spoken to as streamable HTTP.
+    transports: ["stdio", "http"],
   },
   import: {
     // Codex still reads its legacy skill folder.
