@@ -379,12 +379,14 @@ async function startHttpStub(layout: Layout, log: string): Promise<{ port: numbe
     ],
     { cwd: layout.root, env: { PATH: process.env.PATH ?? "" } },
   );
-  for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!existsSync(portFile)) {
+  // The file can exist before its content is written: wait for a port number.
+  const port = (): number => (existsSync(portFile) ? Number(readFileSync(portFile, "utf8")) || 0 : 0);
+  for (let i = 0; i < 200 && port() === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  if (port() === 0) {
     stub.stop();
     throw new Error("the HTTP stub server did not start");
   }
-  return { port: Number(readFileSync(portFile, "utf8")), stop: () => stub.stop() };
+  return { port: port(), stop: () => stub.stop() };
 }
 
 async function runAgent(

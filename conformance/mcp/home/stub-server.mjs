@@ -11,7 +11,7 @@
 //   {"event":"list", name} / {"event":"call", name, tool, arguments}
 // The log path comes from the arguments, not the environment: an agent need not pass its environment on.
 // The tool `probe` answers `KMCP_RESULT <name> <tool>`, which the suite looks for in the next model request.
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
 const argv = process.argv.slice(2);
@@ -106,7 +106,11 @@ if (httpPortFile) {
       res.writeHead(200, headers).end(JSON.stringify(out));
     });
   });
-  server.listen(0, "127.0.0.1", () => writeFileSync(httpPortFile, String(server.address().port)));
+  // Written whole (a rename), so a reader never sees an empty file.
+  server.listen(0, "127.0.0.1", () => {
+    writeFileSync(`${httpPortFile}.tmp`, String(server.address().port));
+    renameSync(`${httpPortFile}.tmp`, httpPortFile);
+  });
   process.on("SIGTERM", () => server.close(() => process.exit(0)));
 } else {
   let buffer = "";
