@@ -137,7 +137,7 @@ export const codexManifest: AgentManifest = {
     fields: {
       type: {
         support: "translated",
-        how: "not written: stdio follows from command, streamable HTTP from url",
+        how: "not written: stdio follows from command, streamable HTTP from url (an sse server is left out)",
       },
       command: { support: "native" },
       args: { support: "native" },
