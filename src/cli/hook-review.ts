@@ -54,6 +54,7 @@ export async function reviewArrivals(r: Rendered, opts: ReviewOptions, io: Io): 
     agents: r.agents,
     scope: r.scope,
     decisions: r.validation.decisions,
+    mcp: r.validation.mcp,
     outside: (path) => homeRead(path, r.paths.home, false).outside,
     reads: readsOf(r.source),
   });

@@ -113,7 +113,7 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
   const warnings = [
     ...v.validation.warnings,
     ...hookWarnings(v.validation.decisions, v.agents),
-    ...serverWarnings(v.validation.omittedServers, v.agents),
+    ...serverWarnings(v.validation.mcp, v.agents),
     ...agentHomes(
       v.agents.map((a) => a.manifest),
       io.env,
@@ -130,7 +130,13 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
     wanted,
     ...progressOf(io),
   });
-  const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });
+  const files = renderAll({
+    source,
+    scope: v.scope,
+    agents: v.agents,
+    decisions: v.validation.decisions,
+    mcp: v.validation.mcp,
+  });
   return { ...v, source, files, warnings: [...v.loaded.warnings, ...warnings] };
 }
 

@@ -14,7 +14,7 @@ import type { AgentId, Scope } from "../model/types.js";
 import { agentPath } from "./homes.js";
 import { shellQuote } from "./hooks/quote.js";
 import { type HookDecision, hookEvent, targetsAgent } from "./hooks/support.js";
-import { literalVariables } from "./mcp-variables.js";
+import type { McpDecision } from "./mcp.js";
 import { maskSecrets } from "./secrets.js";
 
 export interface Runnable {
@@ -64,6 +64,8 @@ export interface RunnableInput {
   agents: readonly Agent[];
   scope: Scope;
   decisions: readonly HookDecision[];
+  /** MCP decisions from validation: a server is run by the agents it is not left out for. */
+  mcp: readonly McpDecision[];
   /** Whether a path named in kanon.yaml (already resolved) lies outside the Kanon home. */
   outside: (path: string) => boolean;
   /** The resolved paths of kanon.yaml's instruction files and local skill folders, with their labels. */
@@ -90,6 +92,7 @@ export function runnables(input: RunnableInput): Runnable[] {
     });
   }
   const servers = input.source.config.mcp.servers;
+  const rendered = new Set(input.mcp.filter((d) => !d.omitted).map((d) => `${d.agent}\u0000${d.server}`));
   const serverKey = memo((name: string) => {
     const { enabled: _e, targets: _t, ...fields } = servers[name]!;
     return hashOf("mcp", name, fields);
@@ -103,8 +106,7 @@ export function runnables(input: RunnableInput): Runnable[] {
     const m = agent.manifest;
     if (agentPath(m, m.mcp.file, input.scope) === null) continue;
     for (const [name, server] of Object.entries(servers)) {
-      if (server.enabled === false || !targetsAgent(server.targets, m.id)) continue;
-      if (literalVariables(agent, server).length > 0) continue;
+      if (server.enabled === false || !rendered.has(`${m.id}\u0000${name}`)) continue;
       out.push({
         agent: m.id,
         kind: "mcp server",

@@ -241,7 +241,7 @@ describe("render (the boundary itself)", () => {
       fc.property(fc.string({ maxLength: 12 }), (name) => {
         let files: ReturnType<typeof renderAll>;
         try {
-          files = renderAll({ source: source([name]), scope, agents: AGENTS, decisions: [] });
+          files = renderAll({ source: source([name]), scope, agents: AGENTS, decisions: [], mcp: [] });
         } catch (e) {
           expect(segmentProblem(name)).not.toBeNull();
           expect((e as Error).message).toContain("the skill name");
