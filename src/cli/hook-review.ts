@@ -67,6 +67,8 @@ export async function reviewArrivals(r: Rendered, opts: ReviewOptions, io: Io): 
     const applied: Record<string, string[]> = { ...previous?.applied };
     for (const a of r.agents) applied[a.manifest.id] = [];
     for (const i of items) applied[i.agent]!.push(i.key);
+    // Sorted and once each: the same things in another order are the same file.
+    for (const a of r.agents) applied[a.manifest.id] = [...new Set(applied[a.manifest.id])].sort();
     const text = `${JSON.stringify({ version: 1, head: log?.head ?? null, applied })}\n`;
     if (text !== previousText) writeReviewed(stateFile, text);
   };

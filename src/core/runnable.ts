@@ -8,7 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { isPlainObject } from "../formats/values.js";
-import type { Agent } from "../model/manifest.js";
+import type { McpServer } from "../model/config.js";
+import type { Agent, NativeHook } from "../model/manifest.js";
 import type { Source } from "../model/source.js";
 import type { AgentId, Scope } from "../model/types.js";
 import { agentPath } from "./homes.js";
@@ -23,7 +24,10 @@ export interface Runnable {
   name: string;
   /** What runs (or is read), one line, for the review: `PreToolUse Bash: curl … | sh`. */
   what: string;
-  /** The agent and a sha256 of the kind, name and everything that decides what runs. */
+  /**
+   * The agent and a sha256 of what the agent is given: its native hook or MCP entry (whatever
+   * kanon.yaml calls it or however it spells it), a skill's hooks, a path read.
+   */
   key: string;
   /** From a git skill provider: someone else's, whatever the home's history says. */
   foreign?: true;
@@ -76,10 +80,6 @@ export interface RunnableInput {
 export function runnables(input: RunnableInput): Runnable[] {
   const out: Runnable[] = [];
   const ids = new Set(input.agents.map((a) => a.manifest.id));
-  const hookKey = memo((hook: HookDecision["hook"]) => {
-    const { enabled: _e, targets: _t, ...fields } = hook;
-    return hashOf("hook", fields);
-  });
   const hookText = memo(hookWhat);
   for (const d of input.decisions) {
     if (d.outcome === "omitted" || !ids.has(d.agent)) continue;
@@ -88,15 +88,15 @@ export function runnables(input: RunnableInput): Runnable[] {
       kind: "hook",
       name: d.hook.name,
       what: hookText(d.hook),
-      key: `${d.agent}:${hookKey(d.hook)}`,
+      // What the agent runs (its native hook), not what kanon.yaml calls it: a hook renamed, or
+      // written another way that renders the same, is the same change.
+      key: `${d.agent}:${hashOf("hook", { ...d.native, name: undefined } satisfies Partial<NativeHook>)}`,
     });
   }
   const servers = input.source.config.mcp.servers;
-  const rendered = new Set(input.mcp.filter((d) => !d.omitted).map((d) => `${d.agent}\u0000${d.server}`));
-  const serverKey = memo((name: string) => {
-    const { enabled: _e, targets: _t, ...fields } = servers[name]!;
-    return hashOf("mcp", name, fields);
-  });
+  const rendered = new Map(
+    input.mcp.filter((d) => !d.omitted && d.render).map((d) => [`${d.agent}\u0000${d.server}`, d]),
+  );
   const serverText = memo((name: string) => serverWhat(servers[name]!));
   const skillHooks = memo((files: readonly { rel: string; content: Uint8Array }[]) => {
     const md = files.find((f) => f.rel === "SKILL.md");
@@ -104,15 +104,16 @@ export function runnables(input: RunnableInput): Runnable[] {
   });
   for (const agent of input.agents) {
     const m = agent.manifest;
-    if (agentPath(m, m.mcp.file, input.scope) === null) continue;
+    const hasMcp = agentPath(m, m.mcp.file, input.scope) !== null;
     for (const [name, server] of Object.entries(servers)) {
-      if (server.enabled === false || !rendered.has(`${m.id}\u0000${name}`)) continue;
+      const decision = rendered.get(`${m.id}\u0000${name}`);
+      if (!hasMcp || server.enabled === false || decision === undefined) continue;
       out.push({
         agent: m.id,
         kind: "mcp server",
         name,
         what: serverText(name),
-        key: `${m.id}:${serverKey(name)}`,
+        key: `${m.id}:${hashOf("mcp", agent.mcpServer(unresolved(server, decision)))}`,
       });
     }
     for (const skill of skillsWithHooks(input.source, m.id, skillHooks)) {
@@ -137,6 +138,19 @@ export function runnables(input: RunnableInput): Runnable[] {
     }
   }
   return out;
+}
+
+/**
+ * The server as the agent's entry is rendered from it, before kanon fills in `${VAR}`s at apply
+ * (resolve_env): the key follows what the agent starts, whatever the server is called or however
+ * kanon.yaml spells it, but not an environment value (a rotated token is not a new server, and its
+ * hash stays out of reviewed.json).
+ */
+function unresolved(server: McpServer, d: McpDecision): McpServer {
+  if (d.resolved.length === 0) return d.render!;
+  const s: Record<string, unknown> = { ...server };
+  for (const { field } of d.left) delete s[field];
+  return s as McpServer;
 }
 
 /** An argv as a shell would read it back, quoting only the words that need it. */

@@ -5,7 +5,7 @@
  * ask, even with --yes; without a terminal they refuse with one line, and --trust-hooks goes on.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo } from "../providers/helpers.js";
@@ -43,6 +43,12 @@ const BASE =
 const WITH_EVIL = `${BASE}  - {name: welcome, event: SessionStart, command: "${EVIL}"}\n`;
 const settings = () => join(machine.home, ".claude/settings.json");
 const settingsText = () => (existsSync(settings()) ? readFileSync(settings(), "utf8") : "");
+/** This machine's record of what was applied (one destination root: $HOME). */
+const reviewedFile = () => {
+  const roots = join(machine.home, ".local/state/kanon/roots");
+  const [root] = readdirSync(roots).filter((d) => existsSync(join(roots, d, "reviewed.json")));
+  return join(roots, root!, "reviewed.json");
+};
 const REFUSED =
   "new or changed hook(s), MCP server(s) or outside read(s) came from elsewhere (listed above); nothing was written: check them (kanon diff), then run again with --trust-hooks, or in a terminal to be asked\n";
 
@@ -133,6 +139,43 @@ describe("kanon update --yes", () => {
     const r = await k("update", "--yes");
     expect(r).toMatchObject({ status: 0 });
     expect(r.stdout).not.toContain("New or changed");
+  });
+
+  it("keys what the agent is given: a hook renamed or spelled another way is not asked about, a changed one is", async () => {
+    // With something else to write, so that the update is not "No changes." before any review.
+    push(
+      `${BASE.replace("{name: fmt, event: PostToolUse,", "{name: format, event: PostToolUse, type: command,")}instructions:\n  files: [instructions/team.md]\n`,
+      { "instructions/team.md": "Be brief.\n" },
+    );
+    const renamed = await k("update", "--yes");
+    expect(renamed.stdout).not.toContain("New or changed");
+    expect(renamed.status).toBe(0);
+    expect(readFileSync(join(machine.home, ".claude/CLAUDE.md"), "utf8")).toContain("Be brief.");
+    push(BASE.replace("prettier --write", "prettier --write --cache"));
+    const changed = await k("update", "--yes");
+    expect(changed.status).toBe(1);
+    expect(changed.stdout).toContain(
+      'hook "fmt" for codex, claude: PostToolUse Edit: prettier --write --cache\n',
+    );
+  });
+
+  it("an MCP server kanon fills in at apply (resolve_env) is not new when only the value changes", async () => {
+    const server = `${BASE}mcp:\n  servers:\n    docs:\n      url: https://docs.example/mcp\n      headers: {X-Key: "key \${DOCS_KEY}"}\n      resolve_env: true\n`;
+    push(server);
+    const env = { DOCS_KEY: "first-value-0123456789" };
+    expect((await machine.run(["--home", home, "update", "--yes", "--trust-hooks"], { env })).status).toBe(0);
+    const reviewed = readFileSync(reviewedFile(), "utf8");
+    expect(reviewed).not.toContain("first-value");
+    push(server.replace("docs:", "documentation:"));
+    const rotated = await machine.run(["--home", home, "update", "--yes"], {
+      env: { DOCS_KEY: "second-value-0123456789" },
+    });
+    expect(rotated.stdout).not.toContain("New or changed");
+    expect(rotated.status).toBe(0);
+    push(server.replace("docs.example", "evil.example"));
+    const moved = await machine.run(["--home", home, "update", "--yes"], { env });
+    expect(moved.status).toBe(1);
+    expect(moved.stdout).toContain("https://evil.example/mcp");
   });
 
   it("a skill name that leaves the agent's folder is refused before anything is written", async () => {
