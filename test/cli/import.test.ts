@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo, skillMd } from "../providers/helpers.js";
 import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
 
@@ -847,7 +847,7 @@ metadata:
 });
 
 describe("git skill providers", () => {
-  afterEach(() => cleanupTemp());
+  afterAll(() => cleanupTemp());
 
   it("skills exactly as the home's pinned provider renders them come back as its entry, not as copies", async () => {
     const repo = createRepo(

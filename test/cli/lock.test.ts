@@ -1,7 +1,7 @@
 /** Git skill providers and kanon.lock through the built binary (the reference's cli/root_test items). */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo, skillMd, type TestRepo } from "../providers/helpers.js";
 import { sandboxPerTest } from "../support/cli.js";
 
@@ -12,7 +12,7 @@ const s = sandboxPerTest((s) => {
     `version: 1\nskills:\n  - git:\n      url: ${repo.url}\n      ref: main\n    targets: [claude]\n`,
   );
 });
-afterEach(cleanupTemp);
+afterAll(cleanupTemp);
 
 const { k } = s;
 const lockFile = () => readFileSync(join(s.kh, "kanon.lock"), "utf8");

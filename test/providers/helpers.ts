@@ -3,7 +3,16 @@
  * reached through a `file://` URL. No network, no global git configuration.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -70,6 +79,32 @@ export function writeFiles(dir: string, files: Record<string, FileSpec>): void {
   }
 }
 
+/**
+ * Repositories this file has built, by name and content, and an empty pair (bare + work tree with its
+ * origin): a test gets a recursive copy of one, far cheaper than the git processes that built it
+ * (three to start a pair, four per commit). Each copy is the test's own. An entry whose folder
+ * cleanupTemp removed is built again.
+ */
+const built = new Map<string, string>();
+const BLANK = "\0blank";
+
+/** A copy of the pair at `from` into `root`, its bare repository named `<name>.git`, origin set to it. */
+function copyPair(from: string, fromName: string, root: string, name: string): void {
+  const cp = (a: string, b: string) => cpSync(a, b, { recursive: true, verbatimSymlinks: true });
+  cp(join(from, `${fromName}.git`), join(root, `${name}.git`));
+  cp(join(from, "work"), join(root, "work"));
+  const config = join(root, "work/.git/config");
+  writeFileSync(
+    config,
+    readFileSync(config, "utf8").replace(join(from, `${fromName}.git`), join(root, `${name}.git`)),
+  );
+}
+
+function template(key: string): string | undefined {
+  const dir = built.get(key);
+  return dir && existsSync(dir) ? dir : undefined;
+}
+
 /** A repository named `<name>.git` holding `files` in one commit on `main`. */
 export function createRepo(
   files: Record<string, FileSpec>,
@@ -82,9 +117,6 @@ export function createRepo(
   const work = join(root, "work");
   const run = (cwd: string, args: string[]) =>
     execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-  run(root, ["init", "--quiet", "--bare", "-b", "main", bare]);
-  run(root, ["init", "--quiet", "-b", "main", work]);
-  run(work, ["remote", "add", "origin", bare]);
   const repo: TestRepo = {
     work,
     bare,
@@ -110,7 +142,25 @@ export function createRepo(
     },
     head: () => run(work, ["rev-parse", "HEAD"]),
   };
+  const key = JSON.stringify([name, files]);
+  const same = template(key);
+  if (same) {
+    copyPair(same, name, root, name);
+    return repo;
+  }
+  let blank = template(BLANK);
+  if (!blank) {
+    blank = tempDir("kanon-repo-blank-");
+    run(blank, ["init", "--quiet", "--bare", "-b", "main", "repo.git"]);
+    run(blank, ["init", "--quiet", "-b", "main", "work"]);
+    run(join(blank, "work"), ["remote", "add", "origin", join(blank, "repo.git")]);
+    built.set(BLANK, blank);
+  }
+  copyPair(blank, "repo", root, name);
   repo.commit(files, "initial");
+  const kept = tempDir("kanon-repo-built-");
+  copyPair(root, name, kept, name);
+  built.set(key, kept);
   return repo;
 }
 
