@@ -3,9 +3,9 @@
  * remote, and two sandboxes (two HOMEs) for two machines. No network is used.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { KANON, type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
 
 let a: Sandbox;
@@ -23,12 +23,38 @@ function git(s: Sandbox, cwd: string, ...args: string[]): string {
 const ka = (...args: string[]) => a.run(["--home", homeA, ...args]);
 const kb = (...args: string[]) => b.run(["--home", homeB, ...args]);
 
-/** Machine A starts a home and publishes it to the bare remote. */
-async function publishFromA(): Promise<void> {
-  expect((await ka("init")).status).toBe(0);
-  git(a, homeA, "remote", "add", "origin", remote);
+/**
+ * Built once for this file (git processes cost far more than a copy), copied into each test's
+ * sandbox: an empty bare remote, and a home that machine A started with kanon init and published to
+ * it with kanon push (the tests below check both commands on their own).
+ */
+let fixture: { sandbox: Sandbox; remote: string; published: { home: string; remote: string } };
+beforeAll(async () => {
+  const f = sandbox();
+  const remote = join(f.work, "remote.git");
+  const published = {
+    home: join(f.work, "published/kanon-home"),
+    remote: join(f.work, "published/remote.git"),
+  };
+  git(f, f.work, "init", "--quiet", "--bare", remote);
+  git(f, f.work, "init", "--quiet", "--bare", published.remote);
+  expect((await f.run(["--home", published.home, "init"])).status).toBe(0);
+  git(f, published.home, "remote", "add", "origin", published.remote);
   // The first kanon push sets the upstream.
-  expect((await ka("push")).status).toBe(0);
+  expect((await f.run(["--home", published.home, "push"])).status).toBe(0);
+  fixture = { sandbox: f, remote, published };
+});
+afterAll(() => fixture.sandbox.cleanup());
+
+const copy = (from: string, to: string) => cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+
+/** Machine A starts a home and publishes it to the bare remote (a copy of the fixture's). */
+function publishFromA(): void {
+  rmSync(remote, { recursive: true });
+  copy(fixture.published.remote, remote);
+  copy(fixture.published.home, homeA);
+  const config = join(homeA, ".git/config");
+  writeFileSync(config, readFileSync(config, "utf8").replace(fixture.published.remote, remote));
 }
 
 function commitOnA(text: string): void {
@@ -40,7 +66,7 @@ beforeEach(() => {
   a = sandbox();
   b = sandbox();
   remote = join(a.work, "remote.git");
-  spawnSync("git", ["init", "--quiet", "--bare", remote], { env: sandboxEnv(a.home) });
+  copy(fixture.remote, remote);
   homeA = join(a.work, "kanon-home");
   homeB = join(b.home, ".config", "kanon");
 });
@@ -102,7 +128,7 @@ describe("init", () => {
 
 describe("two machines", () => {
   it("clone, apply, push, status ahead/behind, update", async () => {
-    await publishFromA();
+    publishFromA();
     const clone = await kb("init", remote);
     expect(clone).toMatchObject({ status: 0, stdout: `Cloned ${remote} into ${homeB}\n`, stderr: "" });
     expect((await kb("apply", "--yes")).status).toBe(0);
@@ -140,7 +166,7 @@ describe("two machines", () => {
   });
 
   it("a diverged history: pull refuses and update applies nothing", async () => {
-    await publishFromA();
+    publishFromA();
     expect((await kb("init", remote)).status).toBe(0);
     expect((await kb("apply", "--yes")).status).toBe(0);
     commitOnA("# from A\n");
@@ -162,7 +188,7 @@ describe("two machines", () => {
   });
 
   it("update -n pulls and shows what apply would write, writing nothing", async () => {
-    await publishFromA();
+    publishFromA();
     expect((await kb("init", remote)).status).toBe(0);
     expect((await kb("apply", "--yes")).status).toBe(0);
     commitOnA("# dry\n");
@@ -213,7 +239,7 @@ describe("init <repo>: bad input changes nothing", () => {
   const leftovers = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
   it("an existing home is an error naming it", async () => {
-    await publishFromA();
+    publishFromA();
     mkdirSync(homeB, { recursive: true });
     writeFileSync(join(homeB, "kanon.yaml"), "version: 1\n");
     const r = await kb("init", remote);
@@ -264,7 +290,7 @@ describe("init <repo>: bad input changes nothing", () => {
   });
 
   it("an empty existing directory is fine", async () => {
-    await publishFromA();
+    publishFromA();
     mkdirSync(homeB, { recursive: true });
     expect((await kb("init", remote)).status).toBe(0);
     expect(existsSync(join(homeB, "kanon.yaml"))).toBe(true);
@@ -299,7 +325,7 @@ describe("progress", () => {
   it.skipIf(!hasScript)(
     "a clone on a terminal shows progress; in a pipe it is silent (tested above)",
     async () => {
-      await publishFromA();
+      publishFromA();
       // script(1) runs kanon with a pseudo-terminal as its stdout and stderr.
       const cmd = [process.execPath, KANON, "--home", homeB, "init", remote].map((w) => `'${w}'`).join(" ");
       const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
@@ -329,7 +355,7 @@ describe("a closed stdout", () => {
   }
 
   it("init <repo>, pull, push, update and status exit quietly", async () => {
-    await publishFromA();
+    publishFromA();
     for (const args of [["init", remote], ["pull"], ["push"], ["update", "--yes"], ["status"]]) {
       const r = await closed(b, ["--home", homeB, ...args]);
       expect(r.stderr).not.toMatch(/EPIPE|at .*\.js:\d+/);
