@@ -11,6 +11,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
+    hookTimeout: 30_000,
     pool: "forks",
   },
 });
