@@ -18,7 +18,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     const { buildProgram } = await import("./program.js");
     const { program, exitStatus } = buildProgram(io, argv);
-    program.exitOverride();
     await program.parseAsync(argv, { from: "user" });
     return exitStatus();
   } catch (e) {

@@ -33,8 +33,11 @@ export function buildProgram(
     .version(VERSION, "-v, --version", "print the kanon version")
     .helpOption("-h, --help", "show help")
     .showHelpAfterError(false)
-    // Set before the subcommands are made: they inherit it, so every help lists --home, --project…
+    // Set before the subcommands are made: they inherit them, so every help lists --home, --project…,
+    // and a subcommand's --help or usage error throws to main (with its exit status) instead of
+    // calling process.exit, which would end a process that runs main for more than one command.
     .configureHelp({ showGlobalOptions: true })
+    .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
