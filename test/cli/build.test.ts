@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { KANON, ROOT } from "../support/cli.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { KANON, ROOT, sandboxEnv } from "../support/cli.js";
 
 const DIST = join(ROOT, "dist");
 const read = (name: string) => readFileSync(join(DIST, name), "utf8");
@@ -28,5 +29,30 @@ describe("the build", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Usage: kanon /);
+  });
+});
+
+describe("output", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kanon-output-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("to a file or /dev/null is what goes to a pipe", () => {
+    const env = sandboxEnv(dir);
+    const argv = [KANON, "--home", join(ROOT, "examples/home"), "diff"];
+    const piped = spawnSync(process.execPath, argv, { encoding: "utf8", env });
+    expect(piped.stdout).toContain("+++ ");
+    expect(piped.stderr).toContain("warning: ");
+    const [out, err] = [join(dir, "out.txt"), join(dir, "err.txt")];
+    const [outFd, errFd] = [openSync(out, "w"), openSync(err, "w")];
+    const toFiles = spawnSync(process.execPath, argv, { stdio: ["ignore", outFd, errFd], env });
+    closeSync(outFd);
+    closeSync(errFd);
+    expect(toFiles.status).toBe(piped.status);
+    expect(readFileSync(out, "utf8")).toBe(piped.stdout);
+    expect(readFileSync(err, "utf8")).toBe(piped.stderr);
+    const devNull = openSync("/dev/null", "w");
+    const discarded = spawnSync(process.execPath, argv, { stdio: ["ignore", devNull, devNull], env });
+    closeSync(devNull);
+    expect(discarded.status).toBe(piped.status);
   });
 });
