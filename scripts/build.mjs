@@ -80,9 +80,11 @@ await Promise.all([
 ]);
 // dist/ is CommonJS (the root package is ESM).
 await writeFile("dist/package.json", '{ "type": "commonjs" }\n');
-// Node 22's compile cache keeps V8's compiled code of the modules loaded after it is turned on (in the
-// system's temporary directory): a module must be loaded after the call to benefit, so the bundle
-// is a second file. A small `kanon diff` on Node 22: FIGURE.
+// Node 22's compile cache keeps V8's code for the modules loaded after it is turned on (in the system's
+// temporary directory), so the bundle is a second file. It holds what V8 compiles when it loads a
+// module (the top level), not what it compiles later as functions run: on Node 22.23 it saves 18% of
+// the instructions of a small `kanon diff` (valgrind) and about 7% of its wall time (paired runs on
+// a loaded machine).
 await writeFile(
   "dist/kanon.js",
   '#!/usr/bin/env node\nrequire("node:module").enableCompileCache?.();\nrequire("./kanon-cli.js");\n',
