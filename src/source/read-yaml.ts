@@ -7,6 +7,8 @@
 import { Composer, CST, type Document, isAlias, Lexer, LineCounter, type Node, Parser, visit } from "yaml";
 import { MAX_CHARACTERS, MAX_NESTING, MAX_VALUES } from "./limits.js";
 
+const { tokenType } = CST;
+
 export interface ReadYaml {
   /** The document's root node; null for an empty document or when there are errors. */
   contents: Node | null;
@@ -54,7 +56,9 @@ export function readYaml(text: string, file: string): ReadYaml {
   const compose = (tokens: Iterable<CST.Token>) => {
     for (const token of tokens) docs.push(...composer.next(token));
   };
-  const seen = new WeakSet<CST.Token>();
+  // The token counted at each level of the parser's stack: a block list or mapping counts when it
+  // first appears there.
+  const counted: CST.Token[] = [];
   let values = 0;
   let aliases = false;
   for (const lexeme of new Lexer().lex(text)) {
@@ -64,11 +68,11 @@ export function readYaml(text: string, file: string): ReadYaml {
     const { stack } = parser;
     // The stack holds the document, the collections being read and at times the scalar being read.
     if (stack.length - 1 > MAX_NESTING) return refuse(offset, "lists or mappings are nested too deeply here");
-    const type = CST.tokenType(lexeme);
+    const type = tokenType(lexeme);
     if (VALUE_TOKENS.has(type)) values++;
     if (type === "alias") aliases = true;
-    for (let i = stack.length - 1; i >= 0 && !seen.has(stack[i]!); i--) {
-      seen.add(stack[i]!);
+    for (let i = stack.length - 1; i >= 0 && counted[i] !== stack[i]; i--) {
+      counted[i] = stack[i]!;
       if (stack[i]!.type === "block-map" || stack[i]!.type === "block-seq") values++;
     }
     if (values > MAX_VALUES)
