@@ -15,6 +15,8 @@ import {
   type LoadedRecord,
   leftoverDirs,
   pruneHistory,
+  removeUndone,
+  settleUndone,
   writeJournal,
   writeRecord,
 } from "./state.js";
@@ -31,6 +33,7 @@ export function applyPlan(
   fs: DestinationFs = realFs,
 ): { backups: Backup[]; swept: number } {
   const swept = removeLeftovers(leftoverDirs(loaded), fs);
+  settleUndone(loaded.dir, fs);
   return { backups: writePlan(plan, loaded, fs), swept };
 }
 
@@ -43,7 +46,7 @@ function writePlan(plan: Plan, loaded: LoadedRecord, fs: DestinationFs): Backup[
     if (loaded.text !== recordText(kept)) {
       assertWritable(loaded.dir, fs);
       writeRecord(loaded.dir, kept, fs);
-      pruneHistory(loaded.dir, fs);
+      removeUndone(loaded.dir, fs);
     }
     return [];
   }
@@ -59,6 +62,7 @@ function writePlan(plan: Plan, loaded: LoadedRecord, fs: DestinationFs): Backup[
   }
   const kept = removeEmptyDirs(plan.emptyDirs, fs);
   writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...kept, ...createdDirs], lastApply: id }, fs);
+  removeUndone(loaded.dir, fs);
   pruneHistory(loaded.dir, fs);
   return backups;
 }
@@ -92,6 +96,7 @@ export function applyImport(
     fs,
   );
   if (changes.length === 0) return swept;
+  settleUndone(stateDir, fs);
   assertWritable(stateDir, fs);
   const { id } = writeJournal(stateDir, { kind: "import", root }, changes, fs);
   try {

@@ -132,6 +132,8 @@ interface Journal {
 const IMPORT_SUFFIX = "-import";
 /** An entry renamed so once undone: no longer history, kept only until the record is written. */
 const UNDONE = ".undone";
+/** A file in an entry: its undo has begun (written before undo's first change to the disk). */
+const UNDOING = "undoing";
 const kindOf = (id: string): OperationKind => (id.endsWith(IMPORT_SUFFIX) ? "import" : "apply");
 
 /**
@@ -185,15 +187,30 @@ export function loadRecord(dir: string, root: string, fs: DestinationFs = realFs
 }
 
 /**
- * An undo killed after it renamed its entry `<id>.undone` and before it wrote the record: the record
- * is the one before that apply, as the undo was about to write.
+ * An undo killed once every file was back and before it wrote the record: the record is the one
+ * before that apply, as the undo was about to write.
  */
 function finishUndo(dir: string, record: OwnershipRecord | null, fs: DestinationFs): OwnershipRecord | null {
-  if (!record?.lastApply) return record;
-  const undone = `${record.lastApply}${UNDONE}`;
-  if (!entryNames(dir, fs).includes(undone)) return record;
-  const journal = readJournal(dir, undone, fs);
-  return journal?.kind === "apply" ? journal.previous : record;
+  const id = record?.lastApply;
+  if (!id || kindOf(id) !== "apply") return record;
+  const names = entryNames(dir, fs);
+  const name = [`${id}${UNDONE}`, id].find((n) => names.includes(n) && isUndone(dir, n, fs));
+  return name === undefined ? record : (readJournal(dir, name, fs)?.previous ?? null);
+}
+
+/**
+ * Whether an entry is undone: renamed so by its undo, or (an undo killed before that rename) with
+ * its undo begun and every file back as it was before.
+ */
+function isUndone(dir: string, name: string, fs: DestinationFs): boolean {
+  if (name.endsWith(UNDONE)) return true;
+  try {
+    if (!fs.lstat(join(dir, "applies", name, UNDOING))) return false;
+  } catch {
+    return false;
+  }
+  const journal = readJournal(dir, name, fs);
+  return !!journal && journal.changes.every((c) => shows(c.path, c.before, fs));
 }
 
 /**
@@ -277,7 +294,7 @@ function entryNames(dir: string, fs: DestinationFs): string[] {
 /** History entry ids (applies and imports), oldest first (they sort by sequence number). */
 function historyIds(dir: string, fs: DestinationFs): string[] {
   return entryNames(dir, fs)
-    .filter((n) => !n.startsWith(".") && !n.endsWith(UNDONE))
+    .filter((n) => !n.startsWith(".") && !isUndone(dir, n, fs))
     .sort();
 }
 
@@ -477,13 +494,25 @@ export function writeRecord(dir: string, record: OwnershipRecord, fs: Destinatio
   writeFileAtomic(join(dir, "record.json"), Buffer.from(recordText(record)), 0o600, fs);
 }
 
-/**
- * Keeps the last HISTORY_LENGTH applies and imports, and removes what undone entries are left (their
- * record is written by now).
- */
+/** Keeps the last HISTORY_LENGTH applies and imports. */
 export function pruneHistory(dir: string, fs: DestinationFs = realFs): void {
   const ids = historyIds(dir, fs);
   for (const id of ids.slice(0, Math.max(0, ids.length - HISTORY_LENGTH))) removeEntry(dir, id, fs);
+}
+
+/**
+ * Before anything is written: an entry whose undo was killed once every file was back is renamed
+ * `<id>.undone`, as that undo was about to (what the disk shows would not stay so).
+ */
+export function settleUndone(dir: string, fs: DestinationFs = realFs): void {
+  for (const name of entryNames(dir, fs)) {
+    if (name.startsWith(".") || name.endsWith(UNDONE) || !isUndone(dir, name, fs)) continue;
+    fs.rename(join(dir, "applies", name), join(dir, "applies", `${name}${UNDONE}`));
+  }
+}
+
+/** Once a record is written: the undone entries (whose records finishUndo read until then) go. */
+export function removeUndone(dir: string, fs: DestinationFs = realFs): void {
   for (const name of entryNames(dir, fs))
     if (name.endsWith(UNDONE)) removeTree(join(dir, "applies", name), fs);
 }
@@ -652,17 +681,12 @@ export function runUndo(dir: string, plan: UndoPlan, what: string, fs: Destinati
     [dir, join(dir, "applies"), ...new Set(plan.wrote.map((p) => dirname(p)))],
     fs,
   );
+  settleUndone(dir, fs);
   const { bytes, damaged } = readBackups(plan.steps, fs);
   if (damaged.length > 0)
     throw new KanonError(
       `cannot undo ${what}: ${damaged.join("; ")}; nothing was restored (remove ${plan.entry} to undo the ones before it)`,
     );
-  const changed = plan.steps.filter((s) => !shows(s.path, s.after, fs)).map((s) => s.path);
-  if (changed.length > 0)
-    throw new KanonError(
-      `cannot undo ${what}: changed since then: ${changed.join(", ")}; nothing was restored`,
-    );
-
   const staged = new Map<UndoStep, string>();
   const cleanup = () => {
     for (const temp of staged.values()) {
@@ -681,6 +705,25 @@ export function runUndo(dir: string, plan: UndoPlan, what: string, fs: Destinati
   } catch (e) {
     cleanup();
     throw new KanonError(`cannot undo ${what}: ${osErrorText(e)}; nothing was restored`);
+  }
+  // Every file as that operation left it (undo may have waited minutes for its answer).
+  const changed = plan.steps.filter((s) => !shows(s.path, s.after, fs)).map((s) => s.path);
+  if (changed.length > 0) {
+    cleanup();
+    throw new KanonError(
+      `cannot undo ${what}: changed since then: ${changed.join(", ")}; nothing was restored`,
+    );
+  }
+  // From here on, an undo killed once every file is back counts as done (isUndone).
+  try {
+    fs.writeNew(join(plan.entry, UNDOING), new Uint8Array(), 0o600, true);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+      cleanup();
+      throw new KanonError(
+        `cannot write the kanon state directory ${dir}: ${osErrorText(e)}; nothing was restored`,
+      );
+    }
   }
   const done: string[] = [];
   for (const step of plan.steps) {
@@ -717,6 +760,8 @@ export function runUndo(dir: string, plan: UndoPlan, what: string, fs: Destinati
     }
   }
   removeTree(undone, fs);
+  // Those a killed undo left go once a record is written after them (an import's undo writes none).
+  if (plan.kind === "apply") removeUndone(dir, fs);
   return swept;
 }
 
