@@ -135,7 +135,7 @@ export function recordText(record: OwnershipRecord): string {
  */
 export function parseRecord(value: unknown, root: string): OwnershipRecord | "newer" | string {
   if (!isPlainObject(value)) return "not a JSON object";
-  if (typeof value.version !== "number") return "no format version";
+  if (typeof value.version !== "number" || !Number.isInteger(value.version)) return "no format version";
   if (value.version > RECORD_VERSION) return "newer";
   if (value.version !== RECORD_VERSION) return `unknown format version ${value.version}`;
   if (value.root !== root) return `it is for ${String(value.root)}`;
