@@ -92,8 +92,9 @@ function fullRecord(root: string): OwnershipRecord {
 /** Every place inside a JSON value, as a path of keys. */
 function places(value: unknown, path: (string | number)[] = []): (string | number)[][] {
   const out = path.length > 0 ? [path] : [];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...places(v, [...path, i])));
-  else if (typeof value === "object" && value !== null)
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) out.push(...places(v, [...path, i]));
+  } else if (typeof value === "object" && value !== null)
     for (const [k, v] of Object.entries(value)) out.push(...places(v, [...path, k]));
   return out;
 }
@@ -187,7 +188,9 @@ describe("on the command line", () => {
     return { status, stdout: stdout.text, stderr: stderr.text };
   }
   const recordPath = () => join(rootStateDir(stateBase({}, home), home), "record.json");
-  const editRecord = (edit: (r: Record<string, any>) => void) => {
+  const editRecord = (
+    edit: (r: { entries: Record<string, Record<string, unknown> & { merge: { key: string } }> }) => void,
+  ) => {
     const r = JSON.parse(readFileSync(recordPath(), "utf8"));
     edit(r);
     writeFileSync(recordPath(), JSON.stringify(r));
