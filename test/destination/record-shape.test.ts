@@ -203,7 +203,7 @@ describe("on the command line", () => {
     );
     expect((await kanon("apply", "--yes")).status).toBe(0);
     editRecord((r) => {
-      r.entries[join(home, ".claude/settings.json")].handlers = {};
+      r.entries[join(home, ".claude/settings.json")]!.handlers = {};
     });
     const warning = `warning: the kanon record ${recordPath()} is unusable: the co-owned file entry ${JSON.stringify(join(home, ".claude/settings.json"))} is malformed (handlers); treating this machine as new\n`;
     for (const command of ["diff", "status"]) {
@@ -225,7 +225,7 @@ describe("on the command line", () => {
     expect((await kanon("apply", "--yes")).status).toBe(0);
     // The record now says kanon wrote oauthAccount.accessToken, and kanon renders no server any more.
     editRecord((r) => {
-      const e = r.entries[join(home, ".claude.json")];
+      const e = r.entries[join(home, ".claude.json")]!;
       e.merge.key = "oauthAccount";
       e.names = { accessToken: valueHash("secret-token") };
     });
