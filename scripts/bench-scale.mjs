@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const kanon = join(root, "dist/kanon.js");
+const builtKanon = join(root, "dist/kanon.js");
 
 const SKILLS = 1000;
 const FILES_PER_SKILL = 5;
@@ -57,19 +57,37 @@ function countFiles(dir) {
   ).length;
 }
 
-/** Wall time of one kanon run (ms) and its peak RSS (MB), through `measure` (bench.mjs's, or a plain one). */
-function plainMeasure(argv, env) {
-  const t = performance.now();
-  const r = spawnSync(argv[0], argv.slice(1), { env: { PATH: process.env.PATH, NO_COLOR: "1", ...env } });
-  if (r.status !== 0) throw new Error(`${argv.join(" ")} exited ${r.status}: ${r.stderr}`);
-  return { ms: performance.now() - t, rss_mb: Number.NaN };
+/**
+ * Wall time (ms), CPU time (user + system, ms) and peak RSS (MB) of one run, measured by a Python
+ * parent (os.wait4); on a busy machine the CPU time says more than the wall time.
+ */
+const MEASURE = `
+import os, sys, time, json
+t = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1); os.dup2(fd, 2)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "cpu_ms": (ru.ru_utime + ru.ru_stime) * 1000, "rss_mb": ru.ru_maxrss / 1024, "status": os.waitstatus_to_exitcode(status)}))
+`;
+
+function measureCpu(argv, env) {
+  const out = execFileSync("python3", ["-c", MEASURE, ...argv], {
+    env: { PATH: process.env.PATH, NO_COLOR: "1", ...env },
+    encoding: "utf8",
+  });
+  const r = JSON.parse(out);
+  if (r.status !== 0) throw new Error(`${argv.join(" ")} exited ${r.status}`);
+  return r;
 }
 
 /**
  * Runs each measured command `runs` times (median wall time, largest peak RSS), preparing a fresh HOME
  * in the state the command starts from before each run (not timed).
  */
-export function benchScale({ work, measure = plainMeasure, runs = 3, node = "node" }) {
+export function benchScale({ work, runs = 3, node = "node", kanon = builtKanon }) {
   const a = join(work, "scale-a");
   const b = join(work, "scale-b");
   scaleHome(a, "a");
@@ -102,10 +120,10 @@ export function benchScale({ work, measure = plainMeasure, runs = 3, node = "nod
     const out = [];
     for (let i = 0; i < runs; i++) {
       prepare();
-      out.push(measure(argv, env));
+      out.push(measureCpu(argv, env));
     }
-    const ms = out.map((r) => r.ms).sort((x, y) => x - y);
-    return { ms: ms[Math.floor(ms.length / 2)], rss: Math.max(...out.map((r) => r.rss_mb)) };
+    const median = (key) => out.map((r) => r[key]).sort((x, y) => x - y)[Math.floor(out.length / 2)];
+    return { ms: median("ms"), cpu: median("cpu_ms"), rss: Math.max(...out.map((r) => r.rss_mb)) };
   };
   const firstApply = series(run(a, "apply", "--yes"), fresh);
   const updateApply = series(run(b, "apply", "--yes"), restore(applied));
@@ -140,7 +158,12 @@ export function benchScale({ work, measure = plainMeasure, runs = 3, node = "nod
 if (import.meta.url === `file://${process.argv[1]}`) {
   const work = mkdtempSync(join(tmpdir(), "kanon-bench-scale-"));
   try {
-    const r = benchScale({ work, runs: Number(process.env.BENCH_RUNS || 1), node: process.execPath });
+    const r = benchScale({
+      work,
+      runs: Number(process.env.BENCH_RUNS || 1),
+      node: process.execPath,
+      kanon: process.env.KANON_BIN || builtKanon,
+    });
     console.log(JSON.stringify(r, null, 1));
   } finally {
     rmSync(work, { recursive: true, force: true });
