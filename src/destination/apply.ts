@@ -285,7 +285,9 @@ function removeShredded(path: string, fs: DestinationFs): number {
   const st = fs.lstat(path);
   if (!st) return 0;
   if (st.isFile()) {
-    fs.zero(path, st.size);
+    // A file with another name is someone's file too: a new file killed between its link into place
+    // and the unlink of its temporary name, or a history entry's backup linked to what it saved.
+    if (st.nlink === 1) fs.zero(path, st.size);
     fs.unlink(path);
     return 1;
   }

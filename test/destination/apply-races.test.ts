@@ -7,14 +7,17 @@
 import { spawnSync } from "node:child_process";
 import {
   appendFileSync,
+  closeSync,
   existsSync,
   linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  readSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -224,7 +227,7 @@ describe("leftovers of an interrupted apply", () => {
     const pid = deadPid();
     const secret = join(dir, "claude", `..claude.json.kanon-${pid}-0123456789ab.tmp`);
     writeFileSync(secret, '{"token": "secret"}\n', { mode: 0o600 });
-    linkSync(secret, join(dir, "witness")); // a second name for the same bytes
+    const witness = openSync(secret, "r"); // the same bytes, read after the file is gone
     writeFileSync(join(dir, `.x.md.kanon-${pid}-aaaaaaaaaaaa.tmp`), "x\n");
     const running = join(dir, `.y.md.kanon-${process.ppid}-bbbbbbbbbbbb.tmp`);
     writeFileSync(running, "y\n");
@@ -232,10 +235,23 @@ describe("leftovers of an interrupted apply", () => {
 
     expect(removeLeftovers([dir, join(dir, "claude"), join(dir, "missing")])).toBe(2);
     expect(readdirSync(join(dir, "claude"))).toEqual([]);
-    expect(readFileSync(join(dir, "witness"))).toEqual(Buffer.alloc(20));
+    const left = Buffer.alloc(20, 1);
+    readSync(witness, left, 0, 20, 0);
+    closeSync(witness);
+    expect(left).toEqual(Buffer.alloc(20));
     // A running kanon's file and files kanon does not name are left alone.
     expect(existsSync(running)).toBe(true);
     expect(existsSync(join(dir, "notes.kanon.tmp"))).toBe(true);
+  });
+
+  it("never zero a file that has another name (a new file linked into place before its kill)", () => {
+    const pid = deadPid();
+    const temp = join(dir, `.CLAUDE.md.kanon-${pid}-0123456789ab.tmp`);
+    writeFileSync(temp, "Be brief.\n");
+    linkSync(temp, join(dir, "CLAUDE.md"));
+    expect(removeLeftovers([dir])).toBe(1);
+    expect(readdirSync(dir)).toEqual(["CLAUDE.md"]);
+    expect(readFileSync(join(dir, "CLAUDE.md"), "utf8")).toBe("Be brief.\n");
   });
 
   it("are looked for beside every rendered file and beside a symlinked destination's target", () => {
