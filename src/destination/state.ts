@@ -441,7 +441,9 @@ export function writeJournal(
       let backup: string | null = null;
       if (change.before) {
         backup = join("files", `${n}-${basename(change.path)}`);
-        fs.writeNew(join(temp, backup), change.before, 0o600, usersBytes(change));
+        const at = join(temp, backup);
+        if (usersBytes(change) || !linked(change.path, at, fs))
+          fs.writeNew(at, change.before, 0o600, usersBytes(change));
         backups.push({ change, path: join(applies, id, backup) });
       }
       return {
@@ -477,6 +479,23 @@ export function writeJournal(
     );
   }
   return { id, backups };
+}
+
+/**
+ * The old bytes of a file kanon rendered are kept by a second name for that file, not copied: the
+ * rename that replaces it leaves the old file to the backup's name alone (an update of fifteen
+ * thousand skill files wrote as many backups; linking them costs a fraction). The user's bytes are
+ * copied (0600, flushed), and so is anything on another file system. Undo checks every backup
+ * against the sha256 of what was planned, so a write to the file before its rename is never taken
+ * for the old bytes (the apply stops at it anyway).
+ */
+function linked(path: string, backup: string, fs: DestinationFs): boolean {
+  try {
+    fs.link(path, backup);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -634,6 +653,22 @@ function present(path: string, fs: DestinationFs): boolean {
   }
 }
 
+/** A backup that is its file as it was (mode included), on the destination's file system. */
+function movable(step: UndoStep, fs: DestinationFs): boolean {
+  try {
+    const backup = fs.lstat(step.backup!);
+    const dir = fs.stat(dirname(step.path));
+    return (
+      !!backup &&
+      !!dir &&
+      backup.dev === dir.dev &&
+      (backup.mode & 0o777) === Number.parseInt(step.before!.mode, 8)
+    );
+  } catch {
+    return false;
+  }
+}
+
 const missing = (step: UndoStep) => `the backup of ${step.path} (${step.backup}) is missing`;
 
 /** Every restore's saved bytes, each checked against the sha256 recorded when it was saved. */
@@ -687,7 +722,10 @@ export function runUndo(dir: string, plan: UndoPlan, what: string, fs: Destinati
     throw new KanonError(
       `cannot undo ${what}: ${damaged.join("; ")}; nothing was restored (remove ${plan.entry} to undo the ones before it)`,
     );
+  // A backup with the file's mode, on its file system, is moved into place (no copy); the others
+  // are copied beside their destination first.
   const staged = new Map<UndoStep, string>();
+  const moved = new Set<UndoStep>();
   const cleanup = () => {
     for (const temp of staged.values()) {
       try {
@@ -698,6 +736,10 @@ export function runUndo(dir: string, plan: UndoPlan, what: string, fs: Destinati
   try {
     for (const [step, data] of bytes) {
       makeDirs(dirname(step.path), 0o755, fs);
+      if (movable(step, fs)) {
+        moved.add(step);
+        continue;
+      }
       const temp = tempPathFor(step.path);
       fs.writeNew(temp, data, Number.parseInt(step.before!.mode, 8), step.flush);
       staged.set(step, temp);
@@ -727,7 +769,7 @@ export function runUndo(dir: string, plan: UndoPlan, what: string, fs: Destinati
   }
   const done: string[] = [];
   for (const step of plan.steps) {
-    const temp = staged.get(step);
+    const temp = moved.has(step) ? step.backup : staged.get(step);
     try {
       if (!shows(step.path, step.after, fs)) throw new ChangedError(step.path, done, "undoing");
       if (step.action === "remove") fs.unlink(step.path);
