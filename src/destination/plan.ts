@@ -108,7 +108,9 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   // The agents outside this command keep their share of a file several agents render.
   const others = (owned: OwnedFile | undefined) =>
     owned ? fileOwners(owned).filter((a) => !selected.has(a)) : [];
-  for (const [p, f] of Object.entries(previous.files)) if (!mine(f)) record.files[p] = f;
+  // for…in, not Object.entries: a record can name hundreds of thousands of files (a large provider),
+  // and a pair array for each of them was a third of a diff's time with a 100 MB record.
+  for (const p in previous.files) if (!mine(previous.files[p]!)) record.files[p] = previous.files[p]!;
   for (const [p, e] of Object.entries(previous.entries)) if (!selected.has(e.agent)) record.entries[p] = e;
 
   const changes: Change[] = [];
@@ -120,7 +122,8 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   const merged = new Set<string>();
   // Paths kanon deletes: the directories it created for them may go too.
   const deleted: string[] = [];
-  const probe = destinationProbe(fs);
+  const isDir = directoryCache(fs);
+  const probe = destinationProbe(fs, isDir);
   // Agents share a skill's file contents (one buffer, several destinations): each is hashed once.
   const hashes = new WeakMap<Uint8Array, string>();
   const contentHash = (content: Uint8Array) => {
@@ -175,7 +178,8 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   }
 
   // Files kanon wrote and no longer renders are deleted.
-  for (const [path, owned] of Object.entries(previous.files)) {
+  for (const path in previous.files) {
+    const owned = previous.files[path]!;
     if (!mine(owned) || record.files[path] || merged.has(path)) continue;
     // Still rendered by an agent this command does not manage (`--agent codex` and a shared AGENTS.md).
     const keep = others(owned);
@@ -183,7 +187,14 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       record.files[path] = ownedFile(keep, owned.sha256, owned.mode);
       continue;
     }
-    const st = fs.lstat(path);
+    // Nothing to delete in a folder that is gone (a provider's skills removed by hand).
+    if (isDir(dirname(path)) === false) continue;
+    let st: Stats | null;
+    try {
+      st = fs.lstat(path);
+    } catch {
+      continue; // a parent is a file, or unreadable: nothing kanon can delete there
+    }
     if (!st || st.isDirectory()) continue;
     const before = fs.readFile(path);
     const file: TargetFile = { agent: owned.agent, path, content: new Uint8Array(), mode: st.mode & 0o777 };
@@ -476,8 +487,23 @@ function followLinks(path: string, fs: DestinationFs, lstat: (p: string) => Stat
  * a few hundred directories, most of them missing on a new machine: each directory is looked at
  * once, and nothing in a missing one is. No exceptions either (they cost more than the system call).
  */
-function destinationProbe(fs: DestinationFs): (path: string) => Probed {
-  /** true: a directory; false: missing; null: something else, or unreadable (let the file's lstat fail). */
+function destinationProbe(
+  fs: DestinationFs,
+  isDir: (dir: string) => boolean | null,
+): (path: string) => Probed {
+  return (path) =>
+    followLinks(path, fs, (p) => {
+      const inDir = isDir(dirname(p));
+      if (inDir === false) return null;
+      return fs.lstat(p);
+    });
+}
+
+/**
+ * Whether each directory is one, looked at once per plan: true, a directory; false, missing; null,
+ * something else, or unreadable (the file's own lstat then says why).
+ */
+function directoryCache(fs: DestinationFs): (dir: string) => boolean | null {
   const dirs = new Map<string, boolean | null>();
   const isDir = (dir: string): boolean | null => {
     let known = dirs.get(dir);
@@ -494,10 +520,5 @@ function destinationProbe(fs: DestinationFs): (path: string) => Probed {
     dirs.set(dir, known);
     return known;
   };
-  return (path) =>
-    followLinks(path, fs, (p) => {
-      const inDir = isDir(dirname(p));
-      if (inDir === false) return null;
-      return fs.lstat(p);
-    });
+  return isDir;
 }
