@@ -55,8 +55,8 @@ export interface Change {
   /** kanon's entries taken out of a co-owned file (`mcpServers.github`, `PreToolUse Bash: guard`). */
   removed?: string[];
   /**
-   * Written only if the disk still holds `before` right before its rename, as a co-owned file is
-   * (a Kanon home file that an import writes: the user may edit it at any time).
+   * The user's own bytes, as in a co-owned file (a Kanon home file that an import writes): flushed
+   * before its rename and renamed first, its old bytes copied into the history (see apply.ts).
    */
   guard?: true;
 }
