@@ -137,7 +137,8 @@ const UNDOING = "undoing";
 const kindOf = (id: string): OperationKind => (id.endsWith(IMPORT_SUFFIX) ? "import" : "apply");
 
 /**
- * The record, read as a regular file (a FIFO or a device there would hang or never end).
+ * A file of the state directory (the record, a history entry, a backup) or a destination file undo
+ * checks, read only if it is a regular file (a FIFO or a device there would hang or never end).
  * TODO(guard): one bounded regular-file reader for every read; this is the minimal local check.
  */
 function readRegular(path: string, fs: DestinationFs): Buffer {
@@ -195,7 +196,8 @@ function finishUndo(dir: string, record: OwnershipRecord | null, fs: Destination
   if (!id || kindOf(id) !== "apply") return record;
   const names = entryNames(dir, fs);
   const name = [`${id}${UNDONE}`, id].find((n) => names.includes(n) && isUndone(dir, n, fs));
-  return name === undefined ? record : (readJournal(dir, name, fs)?.previous ?? null);
+  const journal = name === undefined ? null : readJournal(dir, name, fs);
+  return journal ? journal.previous : record;
 }
 
 /**
