@@ -5,6 +5,7 @@
  * made visible piece by piece before kanon coloured it (diffs) goes out as it is (`outPainted`).
  */
 import type { Writable } from "node:stream";
+import type { DestinationFs } from "../destination/fs.js";
 import { visible, visibleBytes } from "../model/visible.js";
 
 export interface GlobalFlags {
@@ -21,6 +22,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   cwd: string;
   userHome: string;
+  /** The file system plan, apply and undo use: the disk (realFs) unless a test passes its own. */
+  fs?: DestinationFs;
 }
 
 export function out(io: Io, text: string | Uint8Array): void {

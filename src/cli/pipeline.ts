@@ -7,16 +7,18 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { agentDestinations, agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
+import { declaredMerges } from "../core/merges.js";
 import { isInside } from "../core/names.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
-import { fileOwners } from "../destination/record.js";
+import { fileOwners, undeclaredMerge } from "../destination/record.js";
 import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths, Source } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
+import { locator } from "../source/decode.js";
 import { realOrSelf } from "../source/home-files.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
@@ -77,15 +79,14 @@ export async function loadValidated(
   const scope = scopeOf(flags, io);
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
-  // Each message names its value by a mark; kanon.yaml is parsed for positions (which costs time)
-  // only when there are messages, and the marks are replaced with `kanon.yaml:LINE:COL`.
+  // Each message names its value by a mark; positions are looked up only when there are messages,
+  // and the marks are replaced with `kanon.yaml:LINE:COL`.
   const marked: (readonly (string | number)[])[] = [];
   const mark: Locate = (path) => `\u0000${marked.push(path) - 1}\u0000`;
   const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
   const rendered = new Set(agents.map((a) => a.manifest.id));
   let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark, rendered);
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
-    const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
     const place = (m: string) =>
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the marks are NULs, which no message holds otherwise
@@ -150,8 +151,23 @@ export function stateDirOf(scope: Scope, io: Io): string {
   return rootStateDir(stateBase(io.env, io.userHome), rootOf(scope));
 }
 
+/**
+ * The record of a scope's root. One whose co-owned entries merge what no manifest declares (another
+ * key, another kind of merge: a record edited by hand) is unusable, as a malformed one is: kanon
+ * decides what it takes out of a file the user shares by the manifests, never by the record alone.
+ */
 export function recordOf(scope: Scope, io: Io): LoadedRecord {
-  const loaded = containRecord(loadRootState(stateBase(io.env, io.userHome), rootOf(scope)), scope);
+  let loaded = containRecord(loadRootState(stateBase(io.env, io.userHome), rootOf(scope), io.fs), scope);
+  const why = loaded.record && undeclaredMerge(loaded.record, declaredMerges(AGENTS));
+  if (why) {
+    const path = join(loaded.dir, "record.json");
+    loaded = {
+      ...loaded,
+      record: null,
+      interrupted: [],
+      warnings: [`the kanon record ${path} is unusable: ${why}; treating this machine as new`],
+    };
+  }
   warn(io, loaded.warnings);
   return loaded;
 }
@@ -212,6 +228,7 @@ export async function loadPlan(
     root: rootOf(r.scope),
     agents: r.agents.map((a) => a.manifest.id),
     interrupted: record.interrupted,
+    ...(io.fs ? { fs: io.fs } : {}),
   });
   if (r.scope.kind === "project") assertInsideProject(plan, r.scope.dir);
   warn(io, plan.warnings);

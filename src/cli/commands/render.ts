@@ -3,8 +3,9 @@ import { isAbsolute, resolve } from "node:path";
 import { AGENTS } from "../../agents/index.js";
 import { agentDestinations } from "../../core/homes.js";
 import { maskSecretLines } from "../../core/secrets.js";
-import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyPlan } from "../../destination/apply-plan.js";
+import { dryRunFs, realFs } from "../../destination/fs.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { KanonError, type Scope, type TargetFile } from "../../model/types.js";
@@ -136,11 +137,12 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
           io,
         );
   if (review && !review.proceed) return;
+  const fs = io.fs ?? realFs;
   // Temporary files of an interrupted apply go when this one writes (or has nothing to write):
   // beside the destination files here, in the state directory by applyPlan.
   const write = () => {
-    const removed = removeLeftovers(destinationDirs(p.files));
-    const { backups, swept } = applyPlan(p.plan, p.record);
+    const removed = removeLeftovers(destinationDirs(p.files, fs), fs);
+    const { backups, swept } = applyPlan(p.plan, p.record, fs);
     if (removed + swept > 0)
       out(io, `Removed ${removed + swept} temporary file(s) left by an interrupted apply.\n`);
     return backups;
@@ -160,6 +162,8 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   };
   if (opts.dryRun) {
     preview();
+    // The write path without writing: a folder in the way is the error apply would give.
+    applyChanges(changes, dryRunFs);
     out(io, `Dry run: would apply ${changes.length} file change(s); nothing written.\n`);
     return;
   }
@@ -201,12 +205,18 @@ export async function undoCommand(
 ): Promise<void> {
   const scope = scopeOf(flags, io);
   const loaded = recordOf(scope, io);
-  const plan = planUndo(loaded.dir, loaded.record);
+  const fs = io.fs ?? realFs;
+  const plan = planUndo(loaded.dir, loaded.record, fs);
   if (!plan) {
     out(io, "Nothing to undo.\n");
     return;
   }
   const what = `the ${plan.kind} of ${plan.time}`;
+  if (plan.damaged.length > 0) {
+    throw new KanonError(
+      `cannot undo ${what}: ${plan.damaged.join("; ")}; nothing was restored (remove ${plan.entry} to undo the ones before it)`,
+    );
+  }
   // The history is kanon's own file, but a damaged or hand-edited one must not make undo write
   // anywhere an apply could not have (core/homes.ts), nor through `..` in an import's path.
   const stray = plan.steps.find((s) =>
@@ -230,6 +240,8 @@ export async function undoCommand(
   );
   out(io, `Undo ${what}:\n${listing.join("")}`);
   if (opts.dryRun) {
+    // Every check undo makes (each backup against its sha256), writing nothing.
+    runUndo(loaded.dir, plan, what, dryRunFs);
     out(io, `Dry run: would undo ${plan.steps.length} file change(s); nothing written.\n`);
     return;
   }
@@ -241,8 +253,8 @@ export async function undoCommand(
       return;
     }
   }
-  assertWritable(loaded.dir);
-  const removed = runUndo(loaded.dir, plan);
+  assertWritable(loaded.dir, fs);
+  const removed = runUndo(loaded.dir, plan, what, fs);
   if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted ${plan.kind}.\n`);
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
 }
