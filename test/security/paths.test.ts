@@ -119,7 +119,11 @@ describe("the ownership record", () => {
     const sha = (text: string) => createHash("sha256").update(text).digest("hex");
     record.files[victim] = { agent: "claude", sha256: sha("my shell\n"), mode: "0644" };
     record.files[outside] = { agent: "claude", sha256: sha("mine\n"), mode: "0644" };
-    record.files[`${s.home}/.claude/skills/../../.profile`] = { agent: "claude", sha256: "0", mode: "0644" };
+    record.files[`${s.home}/.claude/skills/../../.profile`] = {
+      agent: "claude",
+      sha256: sha("profile\n"),
+      mode: "0644",
+    };
     record.entries[join(s.home, ".ssh/config")] = {
       agent: "claude",
       merge: { kind: "entries", format: "json", key: "mcpServers" },
