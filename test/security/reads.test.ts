@@ -5,13 +5,21 @@
  * bound.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ReadRefused, readBounded } from "../../src/model/bounded-read.js";
-import { listFiles, sandboxPerTest } from "../support/cli.js";
+import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
 
 const s = sandboxPerTest();
 const SKILL = "---\nname: review\ndescription: x\n---\nReview.\n";
@@ -135,6 +143,45 @@ describe("special files", () => {
     expect(r.status).toBe(0);
     expect(r.stderr).toContain(
       `warning: cannot read the kanon record ${record}: is a character device, not a regular file; treating this machine as new\n`,
+    );
+  });
+
+  it("a backup that became a FIFO stops undo at once, naming it; nothing is restored", async () => {
+    s.write(".claude/CLAUDE.md", "my own rules\n");
+    s.writeHome("version: 1\nagents: [claude]\ninstructions:\n  files: [i.md]\n", { "i.md": "rules\n" });
+    expect((await s.k("apply", "--yes")).status).toBe(0);
+    const state = join(s.home, ".local/state/kanon");
+    const backups = listFiles(state).filter((f) => /\/applies\/[^/]+\/(?!apply\.json$)[^/]+/.test(f));
+    expect(backups).toHaveLength(1);
+    const backup = join(state, backups[0]!);
+    rmSync(backup);
+    mkfifo(backup);
+    const r = await s.k("undo", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^cannot undo the apply of .*: the backup of .*CLAUDE\\.md \\(${backup.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\) is unreadable: is a FIFO, not a regular file; nothing was restored`,
+      ),
+    );
+    expect(s.read(".claude/CLAUDE.md")).toContain("rules\n");
+    expect(s.read(".claude/CLAUDE.md")).not.toContain("my own rules");
+  });
+});
+
+describe("one reader", () => {
+  it("no module of src/ reads a file but model/bounded-read.ts and the fs seam built on it", () => {
+    const src = join(ROOT, "src");
+    // destination/fs.ts: plan, apply and undo read through `fs.readFile`, which is readBounded.
+    // docs/: the README generator (npm run docs) reads the repository's own README.md.
+    const exempt = (f: string) =>
+      f === "model/bounded-read.ts" || f === "destination/fs.ts" || f.startsWith("docs/");
+    const reader = /(?<![.\w])(readFileSync|readSync|createReadStream|readFile)\b/;
+    const readers = listFiles(src).filter(
+      (f) => /\.tsx?$/.test(f) && !exempt(f) && reader.test(readFileSync(join(src, f), "utf8")),
+    );
+    expect(readers).toEqual([]);
+    expect(readFileSync(join(src, "destination/fs.ts"), "utf8")).toContain(
+      "readFile: (path) => readBounded(path, { limit: READ_LIMIT.destination }).bytes",
     );
   });
 });

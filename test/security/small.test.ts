@@ -1,7 +1,8 @@
 /**
  * The smaller findings of the trials, each with its hostile input: a 10,000-deep native file, an
  * unreadable agent folder, names import found that kanon.yaml cannot hold, blank lines a Kimi hook
- * left behind, an empty `hooks` Gemini settings were left with, a token in a remote's URL.
+ * left behind, an empty `hooks` Gemini settings were left with, a token in a remote's URL, a 4 GB
+ * limit of virtual memory.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, readFileSync } from "node:fs";
@@ -38,6 +39,32 @@ describe("a 10,000-deep ~/.claude.json", () => {
     expect(nestingDepth('{"a": "\\"[[["} // [[[\n/* {{{ */', "jsonc")).toBe(1);
     expect(nestingDepth('a = \'[[[\' # [[[\nb = """\n[[["""\nc = [[1]]\n', "toml")).toBe(2);
     expect(nestingDepth(deep(10_000), "json", 600)).toBe(601);
+  });
+});
+
+describe("a 4 GB limit of virtual memory (ulimit -v)", () => {
+  // The trials' kanon reserved about 10 GB of address space for WebAssembly at start-up; only
+  // kanon ui loads any now. build.test.ts starts --help so; this runs the commands that do work.
+  it("leaves diff, apply and import working", () => {
+    s.writeHome("version: 1\nagents: [claude, codex]\ninstructions:\n  files: [i.md]\n", {
+      "i.md": "rules\n",
+    });
+    const limited = (...args: string[]) =>
+      spawnSync(
+        "sh",
+        ["-c", 'ulimit -v 4000000; exec "$0" "$@"', process.execPath, KANON, "--home", s.kh, ...args],
+        {
+          env: sandboxEnv(s.home),
+          encoding: "utf8",
+          cwd: s.work,
+        },
+      );
+    for (const args of [["diff"], ["apply", "--yes"], ["import"]]) {
+      const r = limited(...args);
+      expect(r.stderr, args.join(" ")).toBe("");
+      expect(r.status, args.join(" ")).toBe(0);
+    }
+    expect(s.read(".claude/CLAUDE.md")).toContain("rules");
   });
 });
 
