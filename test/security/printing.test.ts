@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { maskSecrets } from "../../src/core/secrets.js";
 import { hasActingChar, visible, visibleBytes } from "../../src/model/visible.js";
-import { sandboxPerTest } from "../support/cli.js";
+import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
 import { KEYS, PtySession } from "../support/pty.js";
 
 const s = sandboxPerTest();
@@ -77,6 +77,20 @@ describe("visible", () => {
   });
 });
 
+describe("one printing boundary", () => {
+  it("no module of src/ writes to stdout or stderr but cli/context.ts (out, outPainted, err, warn)", () => {
+    const src = join(ROOT, "src");
+    // cli/ui/app.tsx runs Ink, which draws the screen with its own control sequences; the text it
+    // shows is made visible in the view (the pty test of kanon ui below). docs/: npm run docs.
+    const exempt = (f: string) => f === "cli/context.ts" || f === "cli/ui/app.tsx" || f.startsWith("docs/");
+    const writer = /\b(stdout|stderr)\.write\(|\bconsole\.(log|info|warn|error)\(/;
+    const writers = listFiles(src).filter(
+      (f) => /\.tsx?$/.test(f) && !exempt(f) && writer.test(readFileSync(join(src, f), "utf8")),
+    );
+    expect(writers).toEqual([]);
+  });
+});
+
 describe("a review a hostile skill file tries to forge", () => {
   it("kanon diff prints the escape sequences as text, so the hook above them stays", async () => {
     s.writeHome(HOSTILE_HOME, { "skills/notes/SKILL.md": FORGED });
@@ -121,6 +135,21 @@ describe("a review a hostile skill file tries to forge", () => {
 });
 
 describe("names that would act on the terminal", () => {
+  it("a skill file's name with an escape sequence is printed as text by diff and apply; the file keeps it", async () => {
+    const name = "a\u001b[2J\u001b[Hb.md";
+    s.writeHome("version: 1\nagents: [claude]\n", {
+      "skills/notes/SKILL.md": "---\nname: notes\ndescription: n\n---\nNotes.\n",
+      [`skills/notes/${name}`]: "x\n",
+    });
+    const diff = await s.k("diff");
+    expect(diff.stdout).not.toContain(ESC);
+    expect(diff.stdout).toContain(`+++ ${join(s.home, ".claude/skills/notes/a^[[2J^[[Hb.md")}\n`);
+    const apply = await s.k("apply", "--yes");
+    expect(apply.status).toBe(0);
+    expect(apply.stdout + apply.stderr).not.toContain(ESC);
+    expect(s.read(`.claude/skills/notes/${name}`)).toBe("x\n");
+  });
+
   it("a hook name with an escape sequence is an error, shown as text", async () => {
     s.writeHome(`version: 1\nhooks:\n  - name: "ok\\e[2K\\e[1Ahidden"\n    event: Stop\n    command: x\n`);
     const r = await s.k("validate");

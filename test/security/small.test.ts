@@ -5,7 +5,7 @@
  * limit of virtual memory.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_DOCUMENT_NESTING, nestingDepth } from "../../src/formats/nesting.js";
@@ -125,6 +125,24 @@ describe("import --write", () => {
       expect(r.stderr).toContain(`skipped mcp server ${name.replace("\u202e", "<U+202E>")}`);
     expect(await s.k("validate")).toMatchObject({ status: 0, stdout: "kanon.yaml is valid.\n" });
     expect(s.readHome("kanon.yaml")).toContain("good:");
+  });
+
+  it("leaves out skill folders whose name is no safe folder name, and writes nothing for them", async () => {
+    const md = "---\nname: x\ndescription: y\n---\nBody.\n";
+    s.writeFiles({
+      ".claude/skills/-rf/SKILL.md": md,
+      ".claude/skills/ok\u001b[2Jx/SKILL.md": md,
+      ".claude/skills/good/SKILL.md": md,
+    });
+    mkdirSync(s.kh, { recursive: true });
+    const r = await s.k("import", "--write");
+    expect(r.status).toBe(0);
+    const why =
+      "the name is not one folder name of letters, digits and . _ - : @ + ~ , = (not starting with . or -)";
+    expect(r.stderr).toContain(`warning: skipped skill "-rf": ${why}\n`);
+    expect(r.stderr).toContain(`warning: skipped skill "ok\\u001b[2Jx": ${why}\n`);
+    expect(readdirSync(join(s.kh, "skills"))).toEqual(["good"]);
+    expect(await s.k("validate")).toMatchObject({ status: 0, stdout: "kanon.yaml is valid.\n" });
   });
 });
 
