@@ -149,7 +149,11 @@ export const COMMANDS: CommandSpec[] = [
     description: "Pull the source repository, then render and apply (remote to destination)",
     options: [
       YES,
-      { flags: "-n, --dry-run", description: "pull, then show what apply would change without writing" },
+      {
+        flags: "-n, --dry-run",
+        description:
+          "fetch, then show what applying the incoming commits would change, pulling and writing nothing",
+      },
       STAT,
       TRUST_HOOKS,
     ],

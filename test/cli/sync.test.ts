@@ -187,17 +187,22 @@ describe("two machines", () => {
     expect((await kb("status")).stdout).toMatch(/1 ahead, 1 behind .*diverged/);
   });
 
-  it("update -n pulls and shows what apply would write, writing nothing", async () => {
+  it("update -n shows what applying the incoming commits would write, pulling and writing nothing", async () => {
     publishFromA();
     expect((await kb("init", remote)).status).toBe(0);
     expect((await kb("apply", "--yes")).status).toBe(0);
     commitOnA("# dry\n");
     expect((await ka("push")).status).toBe(0);
+    const before = git(b, homeB, "rev-parse", "HEAD").trim();
     const r = await kb("update", "-n");
     expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^Dry run: nothing pulled \(the Kanon home stays at [0-9a-f]{7}; the pull would bring it to [0-9a-f]{7}\)\.\n/,
+    );
     expect(r.stdout).toContain("+# dry");
     expect(r.stdout).toContain("Dry run: would apply 3 file change(s); nothing written.\n");
-    expect(readFileSync(join(homeB, "instructions/shared.md"), "utf8")).toBe("# dry\n");
+    expect(git(b, homeB, "rev-parse", "HEAD").trim()).toBe(before);
+    expect(readFileSync(join(homeB, "instructions/shared.md"), "utf8")).not.toBe("# dry\n");
     expect(readFileSync(join(b.home, ".codex/AGENTS.md"), "utf8")).not.toContain("# dry");
   });
 });

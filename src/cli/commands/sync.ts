@@ -1,16 +1,19 @@
 /**
  * Sync the Kanon home across machines: `init <repo>` clones it, `pull` and `push` run git in it, and
- * `update` pulls and then applies exactly as `kanon apply` does.
+ * `update` fetches, reviews what the incoming commits would run, fast-forwards, and then applies
+ * exactly as `kanon apply` does.
  */
 import { lstat, mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
+import { isInside } from "../../core/names.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
 import { git, gitReason, remoteUrls } from "../home-git.js";
-import { homeHeadLog } from "../hook-review.js";
-import { pathsOf } from "../pipeline.js";
+import { homeHeadLog, type IncomingPull, reviewIncoming } from "../hook-review.js";
+import { changedPaths, textAt, type Upstream, upstreamOf, withTree } from "../incoming.js";
+import { loadRendered, pathsOf } from "../pipeline.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
 
 /** What is at `path`: nothing, an empty directory, or something that stops a clone. */
@@ -80,8 +83,8 @@ export async function cloneCommand(flags: GlobalFlags, repo: string, io: Io): Pr
   out(io, `Cloned ${shown} into ${home}\n`);
 }
 
-/** git in the home, its output streamed; a failure is `git [args]: exit status N` (the reference's form). */
-async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: string[] = []): Promise<void> {
+/** The home, checked to be a git repository (one line saying what to do when it is not). */
+async function homeRepository(flags: GlobalFlags, io: Io): Promise<string> {
   const { home } = pathsOf(flags, io);
   const target = await cloneTarget(home);
   if (target === "missing")
@@ -94,10 +97,28 @@ async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: str
       `${home} is not a git repository; run "git init" there, or "kanon init <repo>" to clone your Kanon home`,
     );
   }
-  const progress = isTerminal(io.stderr) ? ["--progress"] : [];
+  return home;
+}
+
+/**
+ * git in the home, its output streamed (with progress on a terminal); a failure is
+ * `git [args]: exit status N` (the reference's form), or `failure: exit status N` when given.
+ */
+async function gitInHome(
+  flags: GlobalFlags,
+  args: string[],
+  io: Io,
+  options: { config?: string[]; failure?: string; progress?: boolean } = {},
+): Promise<void> {
+  const home = await homeRepository(flags, io);
+  const progress = options.progress !== false && isTerminal(io.stderr) ? ["--progress"] : [];
   const secretUrls = await remoteUrls(home, io);
-  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true, secretUrls });
-  if (r.failure) throw new KanonError(`git [${args.join(" ")}]: ${r.failure}`);
+  const r = await git(["-C", home, ...(options.config ?? []), ...args, ...progress], {
+    io,
+    stream: true,
+    secretUrls,
+  });
+  if (r.failure) throw new KanonError(`${options.failure ?? `git [${args.join(" ")}]`}: ${r.failure}`);
 }
 
 export async function pullCommand(flags: GlobalFlags, io: Io): Promise<void> {
@@ -106,12 +127,87 @@ export async function pullCommand(flags: GlobalFlags, io: Io): Promise<void> {
 
 /** The first push of a new home sets its upstream (push.autoSetupRemote): add a remote, then kanon push. */
 export async function pushCommand(flags: GlobalFlags, io: Io): Promise<void> {
-  await gitInHome(flags, ["push"], io, ["-c", "push.autoSetupRemote=true"]);
+  await gitInHome(flags, ["push"], io, { config: ["-c", "push.autoSetupRemote=true"] });
 }
 
-/** Pull, then the apply command itself (prompt, dry run, ownership rules); a failed pull applies nothing. */
+/** What the Go original names a failed pull in update: the fetch and the fast-forward are its two halves. */
+const PULL_FAILED = "git [pull --ff-only]";
+
+/**
+ * `git pull --ff-only` in its two halves with a review between them, then the apply command itself
+ * (prompt, dry run, ownership rules). After the fetch, when the fast-forward would move the home,
+ * the incoming commits are rendered from their own tree and what they would make the agents run is
+ * reviewed (cli/hook-review.ts reviewIncoming) before `git merge --ff-only` moves the home: a failed
+ * pull, a refusal or a "no" leave the home where it was, and apply nothing.
+ */
 export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
-  const pulledFrom = homeHeadLog(pathsOf(flags, io).home)?.head ?? null;
-  await pullCommand(flags, io);
-  await applyCommand(flags, { ...opts, pulledFrom }, io);
+  const home = await homeRepository(flags, io);
+  const pulledFrom = homeHeadLog(home)?.head ?? null;
+  await gitInHome(flags, ["fetch"], io, { failure: PULL_FAILED });
+  const next = await upstreamOf(home, io, PULL_FAILED);
+  let accepted: string[] | undefined;
+  if (next.moves) {
+    const seen = await reviewPull(flags, home, next, opts, io);
+    if (!seen.proceed) return;
+    accepted = seen.accepted;
+  }
+  await gitInHome(flags, ["merge", "--ff-only", next.upstream], io, {
+    failure: PULL_FAILED,
+    progress: false,
+  });
+  await applyCommand(flags, { ...opts, pulledFrom, ...(accepted ? { accepted } : {}) }, io);
 }
+
+/**
+ * The review of what the pull would bring, on its tree written out beside the home; a dry run shows
+ * what applying it would change and goes no further (the home does not move). Messages name the
+ * home, not the temporary tree.
+ */
+async function reviewPull(
+  flags: GlobalFlags,
+  home: string,
+  next: Upstream,
+  opts: ApplyOptions,
+  io: Io,
+): Promise<{ proceed: boolean; accepted: string[] }> {
+  const changed = await changedPaths(home, next.head, next.upstream, io);
+  return withTree(home, next.upstream, io, async (tree) => {
+    const config = pathsOf(flags, io).config;
+    const incoming: GlobalFlags = {
+      ...flags,
+      home: tree,
+      config: isInside(home, config) ? join(tree, relative(home, config)) : config,
+    };
+    /** Errors of the incoming commits name the home, not the temporary tree. */
+    const named = async <T>(step: () => Promise<T>): Promise<T> => {
+      try {
+        return await step();
+      } catch (e) {
+        if (!(e instanceof KanonError)) throw e;
+        throw new KanonError(
+          `${e.message.replaceAll(tree, home)}\n(in the commits kanon update would pull, up to ${short(next.upstream)}: nothing was pulled or written)`,
+        );
+      }
+    };
+    const r = await named(() => loadRendered(incoming, io));
+    const pull: IncomingPull = {
+      home,
+      tree,
+      changed,
+      text: async (rel) => ({
+        before: await textAt(home, next.head, rel, io),
+        after: await textAt(home, next.upstream, rel, io),
+      }),
+    };
+    const seen = await reviewIncoming(r, pull, opts, io);
+    if (!opts.dryRun || !seen.proceed) return seen;
+    out(
+      io,
+      `Dry run: nothing pulled (the Kanon home stays at ${short(next.head)}; the pull would bring it to ${short(next.upstream)}).\n`,
+    );
+    await named(() => applyCommand(incoming, { dryRun: true, stat: opts.stat, accepted: seen.accepted }, io));
+    return { proceed: false, accepted: [] };
+  });
+}
+
+const short = (commit: string | null) => (commit === null ? "no commit" : commit.slice(0, 7));
