@@ -78,26 +78,27 @@ export async function withTree<T>(
   io: Io,
   use: (dir: string) => Promise<T>,
 ): Promise<T> {
-  let tmp: string;
+  let dir: string;
   try {
-    tmp = mkdtempSync(join(dirname(home), `.${basename(home)}.incoming-`));
+    dir = mkdtempSync(join(dirname(home), `.${basename(home)}.incoming-`));
   } catch {
     // A home whose folder this user cannot write to: the system's temporary folder will do.
-    tmp = mkdtempSync(join(tmpdir(), "kanon-incoming-"));
+    dir = mkdtempSync(join(tmpdir(), "kanon-incoming-"));
   }
+  const index = `${dir}.index`;
   try {
-    const dir = join(tmp, "home");
-    const env = { GIT_INDEX_FILE: join(tmp, "index") };
     for (const args of [
       ["read-tree", commit],
       ["checkout-index", "--all", `--prefix=${dir}/`],
     ]) {
-      const r = await git(["-C", home, ...args], { io, env });
+      const r = await git(["-C", home, ...args], { io, env: { GIT_INDEX_FILE: index } });
       if (r.failure) throw new KanonError(`git [${args[0]}]: ${r.failure}: ${gitReason(r.output)}`);
     }
-    if (existsSync(join(home, ".kanon"))) symlinkSync(join(home, ".kanon"), join(dir, ".kanon"));
+    const cache = join(home, ".kanon");
+    if (existsSync(cache) && !existsSync(join(dir, ".kanon"))) symlinkSync(cache, join(dir, ".kanon"));
     return await use(dir);
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(index, { force: true });
   }
 }

@@ -207,6 +207,24 @@ describe("kanon update, the pull in two halves", () => {
     expect(readdirSync(dirname(home)).filter((n) => n.includes(".incoming-"))).toEqual([]);
   });
 
+  it("a file read from beside the home is the same file in the review and in the apply", async () => {
+    writeFileSync(join(dirname(home), "team-shared.md"), "Shared.\n");
+    push({
+      "kanon.yaml": YAML.replace("[instructions/team.md]", "[instructions/team.md, ../team-shared.md]"),
+    });
+    const r = await k("update", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(
+      `  read "instruction ../team-shared.md" for codex, claude: reads ${join(dirname(home), "team-shared.md")}, outside the Kanon home\n`,
+    );
+    expect((await k("update", "--yes", "--trust-hooks")).status).toBe(0);
+    expect(claudeText()).toContain("Shared.");
+    push({ "instructions/team.md": "Be terse.\n" });
+    const next = await k("update", "--yes");
+    expect(next.stdout).not.toContain("New or changed");
+    expect(next.status).toBe(0);
+  });
+
   it("a fetch that fails is the pull failing: nothing moves, nothing is applied", async () => {
     const before = head();
     push({ "instructions/team.md": "Be terse.\n" });
