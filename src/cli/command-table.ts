@@ -4,9 +4,9 @@
  * loading commander. Each command loads its module when it runs.
  */
 import { AGENT_IDS } from "../agents/index.js";
+import type { MachineFlags } from "../import/machine.js";
 import type { ImportFlags } from "./commands/import.js";
 import type { GlobalFlags, Io } from "./context.js";
-import type { MachineFlags } from "./import-machine.js";
 
 /** One option, in commander's notation: `--json`, `-n, --dry-run`, `--mode <mode>`, `--no-git`. */
 export interface OptionSpec {

@@ -10,6 +10,7 @@ import { targetsAgent } from "../core/hooks/support.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
 import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
+import type { MachineInput } from "../import/machine.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
@@ -57,6 +58,17 @@ function realPathOrNull(dir: string): string | null {
 
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {
   return resolvePaths(flags, io.env, io.userHome, io.cwd);
+}
+
+/** Where `kanon import` (and the UI's import mode) reads this machine. */
+export function machineOf(flags: GlobalFlags, io: Io): MachineInput {
+  return {
+    paths: pathsOf(flags, io),
+    scope: scopeOf(flags, io),
+    agent: flags.agent,
+    env: io.env,
+    ...progressOf(io),
+  };
 }
 
 /**

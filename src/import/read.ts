@@ -1,7 +1,7 @@
 /**
  * `kanon import`: the machine's native agent files → a neutral kanon.yaml plus the instruction and
  * skill files it references (reference §5.8). This is the edge that reads the disk; the reverse maps
- * live in each agent's folder and in core/import.
+ * live in each agent's folder (its manifest's import tables, its import.ts) and beside this file.
  */
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -9,10 +9,6 @@ import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc
 import { parse as parseToml } from "smol-toml";
 import { AGENTS } from "../agents/index.js";
 import { agentPath } from "../core/homes.js";
-import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
-import { type FoundServer, importServers } from "../core/import/mcp.js";
-import { readMcpEntry } from "../core/import/mcp-entry.js";
-import { secretWarnings } from "../core/import/secrets.js";
 import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
 import { providerSkillName } from "../core/skill-names.js";
 import { isPlainObject } from "../formats/values.js";
@@ -23,6 +19,10 @@ import { compareBytes, trimSpace } from "../model/text.js";
 import { KanonError, type Scope } from "../model/types.js";
 import { hashSkillFiles } from "../providers/hash.js";
 import { readTree } from "../providers/tree.js";
+import { type FoundHooks, type HookNames, importHooks } from "./hooks.js";
+import { type FoundServer, importServers } from "./mcp.js";
+import { readMcpEntry } from "./mcp-entry.js";
+import { secretWarnings } from "./secrets.js";
 
 export const INSTRUCTION_POLICIES = ["auto", "merge", "per-agent", "skip"] as const;
 

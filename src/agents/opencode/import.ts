@@ -2,8 +2,7 @@
 import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type ParseError, parse } from "jsonc-parser";
-import { isStringList } from "../../core/import/mcp-entry.js";
-import { isPlainObject } from "../../formats/values.js";
+import { isPlainObject, isStringList } from "../../formats/values.js";
 import type { AgentImport, HookRead, NativeHook } from "../../model/manifest.js";
 import { opencodeHooks } from "./hooks.js";
 import { BEGIN, HEADER } from "./plugin.js";

@@ -6,14 +6,14 @@ import { ChangedError } from "../../destination/apply.js";
 import { applyImport } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { compareWithHome } from "../../import/home.js";
+import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { homeChange } from "../../import/plan.js";
 import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
-import { type MachineFlags, readMachine } from "../import-machine.js";
-import { pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
+import { machineOf, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 
 export interface ImportFlags extends MachineFlags {
   write?: boolean;
@@ -30,7 +30,7 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
     return uiCommand(flags, { ...opts, mode: "import" }, io);
   }
   const paths = pathsOf(flags, io);
-  const imported = await readMachine(flags, opts, io);
+  const imported = await readMachine(machineOf(flags, io), opts);
   warn(io, imported.warnings);
   if (opts.merge) return mergeCommand(flags, paths, imported, opts, io);
 

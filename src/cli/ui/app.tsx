@@ -7,9 +7,9 @@ import { Writable } from "node:stream";
 import ansiEscapes from "ansi-escapes";
 import { type Key as InkKey, render, useApp, useInput, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
+import type { MachineFlags } from "../../import/machine.js";
 import type { GlobalFlags, Io } from "../context.js";
 import { branchState, git } from "../home-git.js";
-import type { MachineFlags } from "../import-machine.js";
 import { pathsOf } from "../pipeline.js";
 import { type PaneLine, paneLines } from "./diff-pane.js";
 import {

@@ -8,12 +8,12 @@ import { AGENT_IDS, AGENTS, selectAgents } from "../../agents/index.js";
 import { ChangedError, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyImport, applyPlan, selectChanges } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
+import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { type Basis, homeChange, type ImportUnit, importPlan } from "../../import/plan.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, type LoadedConfig, loadConfig } from "../../source/load.js";
 import type { GlobalFlags, Io } from "../context.js";
-import { type MachineFlags, readMachine } from "../import-machine.js";
-import { loadPlan, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
+import { loadPlan, machineOf, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 import type { DiffSource } from "./diff-pane.js";
 import { type AgentRow, displayPath, type Item, type Mode } from "./model.js";
 
@@ -203,7 +203,7 @@ function unitOf(u: ImportUnit): Unit {
 export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io): Reviewer {
   const plan = async () => {
     const paths = pathsOf(flags, io);
-    const imported = await readMachine(flags, machine, io);
+    const imported = await readMachine(machineOf(flags, io), machine);
     let existing: LoadedConfig | null = null;
     try {
       existing = await loadConfig(paths, AGENT_IDS);

@@ -3,9 +3,9 @@
  * back to what each of those agents has; otherwise the later agent's differing server is kept under
  * its own name, so nothing found is lost (reference §5.8.4, made exact).
  */
-import { deepEqual } from "../../formats/values.js";
-import type { McpServer } from "../../model/config.js";
-import type { Agent } from "../../model/manifest.js";
+import { deepEqual } from "../formats/values.js";
+import type { McpServer } from "../model/config.js";
+import type { Agent } from "../model/manifest.js";
 
 export interface FoundServer {
   agent: Agent;

@@ -2,7 +2,7 @@
  * The import secret scan (reference §5.8.4): plaintext that looks like a secret is reported by path
  * and kept (the only policy is keep). References (`${VAR}`, `{env:VAR}`, `op://…`) are not secrets.
  */
-import { isPlainObject } from "../../formats/values.js";
+import { isPlainObject } from "../formats/values.js";
 
 const SECRET_KEY_PARTS = [
   "secret",
