@@ -55,12 +55,17 @@ export const GLOBAL_OPTIONS: OptionSpec[] = [
 const render = () => import("./commands/render.js");
 const sync = () => import("./commands/sync.js");
 const lock = () => import("./commands/lock.js");
+const secret = () => import("./commands/secret.js");
 
-const YES = { flags: "--yes", description: "apply without prompting" };
+const YES = { flags: "-y, --yes", description: "apply without prompting" };
 const STAT = { flags: "--stat", description: "show only the summary before the prompt, not the diff" };
 const EXIT_CODE = { flags: "--exit-code", description: "exit 1 when files would change, 0 when in sync" };
 const policies = (mode: string): OptionSpec[] => [
-  { flags: "--secret-policy <policy>", description: `secret handling ${mode}: keep`, default: "keep" },
+  {
+    flags: "--secret-policy <policy>",
+    description: `secret handling ${mode}: store (into this machine's secret store), env (as \${VAR}) or keep`,
+    default: "store",
+  },
   {
     flags: "--instruction-policy <policy>",
     description: `instruction handling ${mode}: auto, ${AGENT_IDS.join(", ")}, merge, per-agent, or skip`,
@@ -126,7 +131,7 @@ export const COMMANDS: CommandSpec[] = [
     names: ["undo"],
     description: "Undo the last apply: remove the files it created, restore what it replaced or deleted",
     options: [
-      { flags: "--yes", description: "undo without prompting" },
+      { flags: "-y, --yes", description: "undo without prompting" },
       { flags: "-n, --dry-run", description: "show what undo would change without writing" },
     ],
     example: "kanon undo --dry-run",
@@ -193,6 +198,7 @@ export const COMMANDS: CommandSpec[] = [
         description: "add the imported entries to the existing kanon.yaml, keeping its comments and layout",
       },
       { flags: "--ui", description: "review and select imports in the interactive TUI" },
+      { flags: "--no-git", description: "with --write: do not make a new Kanon home a git repository" },
       ...policies("during import"),
       { flags: "--hook-names <style>", description: `hook names: ${HOOK_NAMES}`, default: "command" },
     ],
@@ -217,6 +223,34 @@ export const COMMANDS: CommandSpec[] = [
     example: "kanon ui -n",
     run: async ({ flags, opts, io }) =>
       (await import("./commands/ui.js")).uiCommand(flags, opts as MachineFlags, io),
+  },
+  {
+    names: ["secret"],
+    description: "Keep the values kanon.yaml names as ${secret:NAME} on this machine, outside the Kanon home",
+    example: "gh auth token | kanon secret set GITHUB_TOKEN",
+    run: async ({ io }) => (await secret()).secretListCommand(io),
+    subcommands: [
+      {
+        names: ["set"],
+        description: "Store a secret (the value from stdin, or typed at a prompt that does not show it)",
+        argument: { name: "<name>", description: "the secret's name, e.g. GITHUB_TOKEN" },
+        example: "kanon secret set GITHUB_TOKEN",
+        run: async ({ args: [name], io }) => (await secret()).secretSetCommand(name!, io),
+      },
+      {
+        names: ["list"],
+        description: "List the names of the secrets stored on this machine (never their values)",
+        example: "kanon secret list",
+        run: async ({ io }) => (await secret()).secretListCommand(io),
+      },
+      {
+        names: ["rm"],
+        description: "Remove a secret from this machine",
+        argument: { name: "<name>", description: "the secret's name" },
+        example: "kanon secret rm GITHUB_TOKEN",
+        run: async ({ args: [name], io }) => (await secret()).secretRmCommand(name!, io),
+      },
+    ],
   },
   {
     names: ["lock"],

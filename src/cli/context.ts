@@ -17,8 +17,26 @@ export interface Io {
   userHome: string;
 }
 
+/** The secret values this run put into rendered files (name → value): never printed as they are. */
+const secretsOf = new WeakMap<Io, Map<string, string>>();
+
+export function noteSecrets(io: Io, used: ReadonlyMap<string, string>): void {
+  const known = secretsOf.get(io) ?? new Map<string, string>();
+  // Very short values would mangle unrelated output; no real credential is that short.
+  for (const [name, value] of used) if (value.length >= 4) known.set(name, value);
+  secretsOf.set(io, known);
+}
+
 export function out(io: Io, text: string | Uint8Array): void {
-  io.stdout.write(text);
+  const secrets = secretsOf.get(io);
+  if (!secrets) {
+    io.stdout.write(text);
+    return;
+  }
+  // A diff of a file holding a secret shows the reference kanon.yaml has, not the value.
+  let s = typeof text === "string" ? text : Buffer.from(text).toString("utf8");
+  for (const [name, value] of secrets) s = s.split(value).join(`\${secret:${name}}`);
+  io.stdout.write(s);
 }
 
 /** Warnings already printed in this run, per Io: a command that loads the source twice (update) says each once. */

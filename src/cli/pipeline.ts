@@ -2,15 +2,18 @@
  * The chain the commands share: resolve paths → load kanon.yaml → validate (hook decisions included)
  * → load the lock → load the source → render → plan. Each command takes as much of it as it needs.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { renderAll } from "../core/render.js";
+import { substituteSecrets, usesSecrets } from "../core/secrets.js";
 import { type Plan, planChanges } from "../destination/plan.js";
+import { readSecretStore, secretStorePath } from "../destination/secrets.js";
 import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
 import type { MachineInput } from "../import/machine.js";
+import type { KanonConfig } from "../model/config.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
@@ -25,7 +28,7 @@ import {
   type Validation,
   validateConfig,
 } from "../source/validate.js";
-import { type GlobalFlags, type Io, progressOf, warn } from "./context.js";
+import { type GlobalFlags, type Io, noteSecrets, progressOf, warn } from "./context.js";
 
 export interface Validated {
   paths: Paths;
@@ -113,10 +116,20 @@ export async function loadValidated(
 export interface Rendered extends Validated {
   files: TargetFile[];
   warnings: string[];
+  /** The secret store's values written into `files` (name → value). */
+  secrets: ReadonlyMap<string, string>;
 }
 
-/** Through render: print the source and hook warnings, return the target state. */
-export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered> {
+/**
+ * Through render: print the source and hook warnings, return the target state. `${secret:NAME}` is
+ * replaced by the value in this machine's secret store (what apply writes), unless `references`:
+ * `kanon render` shows kanon.yaml's references, never the values.
+ */
+export async function loadRendered(
+  flags: GlobalFlags,
+  io: Io,
+  options: { references?: boolean } = {},
+): Promise<Rendered> {
   const v = await loadValidated(flags, io, { checkAgent: true });
   const warnings = [
     ...v.validation.warnings,
@@ -132,14 +145,88 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
   // Providers that no selected agent renders are neither fetched nor read.
   const wanted = (targets: string[] | undefined) =>
     v.agents.some((a) => targetsAgent(targets, a.manifest.id));
-  const source = await loadSource(v.loaded.config, v.paths, {
+  const { config, secrets } = options.references
+    ? { config: v.loaded.config, secrets: new Map<string, string>() }
+    : withSecrets(v.loaded.config, v.agents, io);
+  const source = await loadSource(config, v.paths, {
     lock: v.lock,
     env: io.env,
     wanted,
     ...progressOf(io),
   });
   const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });
-  return { ...v, files, warnings: [...v.loaded.warnings, ...warnings] };
+  if (secrets.size > 0) {
+    const modes = privateModes(files, secrets);
+    warn(io, modes);
+    warnings.push(...modes);
+  }
+  return { ...v, files, secrets, warnings: [...v.loaded.warnings, ...warnings] };
+}
+
+/**
+ * kanon.yaml with the secret store's values in place of `${secret:NAME}`, in the servers the selected
+ * agents render. A secret this machine does not have stops the command before anything is written:
+ * no agent file ever gets a placeholder.
+ */
+function withSecrets(
+  config: KanonConfig,
+  agents: readonly Agent[],
+  io: Io,
+): { config: KanonConfig; secrets: Map<string, string> } {
+  const rendered = Object.fromEntries(
+    Object.entries(config.mcp.servers).filter(
+      ([, s]) => s.enabled !== false && agents.some((a) => targetsAgent(s.targets, a.manifest.id)),
+    ),
+  );
+  if (!usesSecrets(rendered)) return { config, secrets: new Map() };
+  const store = readSecretStore(secretStorePath(io.env, io.userHome));
+  warn(io, store.warnings);
+  const r = substituteSecrets(rendered, (name) =>
+    Object.hasOwn(store.secrets, name) ? store.secrets[name] : undefined,
+  );
+  if (r.missing.length > 0)
+    throw new KanonError(
+      r.missing
+        .map(
+          (m) =>
+            `secret ${m.name} is not set on this machine (mcp server ${JSON.stringify(m.server)} uses it): set it with "kanon secret set ${m.name}"; nothing was written`,
+        )
+        .join("\n"),
+    );
+  noteSecrets(io, r.used);
+  return {
+    config: { ...config, mcp: { servers: { ...config.mcp.servers, ...r.servers } } },
+    secrets: r.used,
+  };
+}
+
+/**
+ * Files that will hold a secret value are private: one kanon creates is 0600; an existing one keeps
+ * its mode, with a warning when others can read it.
+ */
+function privateModes(files: TargetFile[], secrets: ReadonlyMap<string, string>): string[] {
+  const values = [...secrets].flatMap(([name, v]) => [
+    { name, bytes: Buffer.from(v) },
+    // As JSON and TOML strings write it.
+    { name, bytes: Buffer.from(JSON.stringify(v).slice(1, -1)) },
+  ]);
+  const warnings: string[] = [];
+  for (const f of files) {
+    const content = Buffer.from(f.content.buffer, f.content.byteOffset, f.content.byteLength);
+    const held = values.find((v) => content.includes(v.bytes));
+    if (!held) continue;
+    const path = [f.path, ...(f.alternatives ?? [])].find((p) => statSync(p, { throwIfNoEntry: false }));
+    const mode = path ? statSync(path).mode & 0o777 : null;
+    if (mode === null) f.mode = 0o600;
+    else {
+      if (!f.merge) f.mode = mode;
+      if ((mode & 0o077) !== 0)
+        warnings.push(
+          `${path} holds the secret ${held.name} and other users can read it (mode 0${mode.toString(8)}): chmod 600 ${path}`,
+        );
+    }
+  }
+  return warnings;
 }
 
 /** The destination root of a scope: the ownership record is kept per root. */

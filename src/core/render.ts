@@ -13,6 +13,7 @@ import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { agentPath } from "./homes.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
+import { serverFor } from "./mcp-overrides.js";
 import { literalVariables } from "./mcp-variables.js";
 import { providerSkillName } from "./skill-names.js";
 
@@ -52,6 +53,8 @@ function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): T
   const mcpPath = at(m.mcp.file);
   const servers = Object.entries(source.config.mcp.servers)
     .filter(([, s]) => s.enabled !== false && targetsAgent(s.targets, m.id))
+    // The server as this agent gets it: its overrides for the agent applied.
+    .map(([name, s]) => [name, serverFor(s, m.id)] as const)
     // A server the agent would get `${VAR}` as text for is left out (validate warned or failed).
     .filter(([, s]) => literalVariables(agent, s).length === 0)
     .sort(([a], [b]) => compareBytes(a, b));

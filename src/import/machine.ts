@@ -1,6 +1,7 @@
 /** How `kanon import` reads this machine: shared by the import command and `kanon ui`'s import mode. */
 import { existsSync } from "node:fs";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
+import { readSecretStore, secretStorePath } from "../destination/secrets.js";
 import type { Paths, Source } from "../model/source.js";
 import { KanonError, type Scope } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
@@ -42,6 +43,12 @@ export async function readMachine(input: MachineInput, opts: MachineFlags): Prom
   checkMachineFlags(opts);
   const warnings: string[] = [];
   const home = await homeProviders(input, warnings);
+  // Values the store has already keep their names there (--secret-policy store).
+  const store =
+    opts.secretPolicy === "store"
+      ? readSecretStore(secretStorePath(input.env, input.paths.userHome))
+      : { secrets: {}, warnings: [] };
+  warnings.push(...store.warnings);
   const all = input.agent === "" || input.agent === "all";
   const imported = await importMachine({
     // Every agent kanon knows is read; those off by default join `agents:` only when found.
@@ -50,6 +57,7 @@ export async function readMachine(input: MachineInput, opts: MachineFlags): Prom
     scope: input.scope,
     instructionPolicy: opts.instructionPolicy,
     secretPolicy: opts.secretPolicy,
+    storedSecrets: store.secrets,
     hookNames: opts.hookNames as HookNames,
     ...(home ? { home } : {}),
   });

@@ -66,7 +66,20 @@ export interface McpServer {
   opencode_enabled?: boolean;
   targets?: string[];
   enabled?: boolean;
+  /**
+   * Per agent: the fields that differ for that agent (each replaces the server's field of that name),
+   * and `unset`, fields the agent does not get. One server, its one name in every agent's file.
+   */
+  overrides?: Record<string, McpOverride>;
 }
+
+/** The server fields one agent gets differently; `targets`, `enabled` and `overrides` stay the server's. */
+export type McpOverride = Omit<McpServer, "targets" | "enabled" | "overrides"> & {
+  unset?: McpOverridable[];
+};
+
+/** The fields an override may set or unset. */
+export type McpOverridable = keyof Omit<McpServer, "targets" | "enabled" | "overrides">;
 
 export interface HookEntry {
   name: string;

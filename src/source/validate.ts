@@ -21,6 +21,7 @@ import {
   NEUTRAL_HANDLERS,
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
+import { serverFor } from "../core/mcp-overrides.js";
 import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
 import { instructionPath, instructionTargets, type KanonConfig, type McpServer } from "../model/config.js";
 import { envRefs, envValue } from "../model/env.js";
@@ -154,11 +155,27 @@ export async function validateConfig(
         `${at("mcp", "servers", name, "targets", t)}mcp server "${name}" has unsupported target "${server.targets![t]}"`,
       );
     if (!server.url && !server.command) errors.push(`${where}mcp server "${name}" requires url or command`);
+    for (const agent of Object.keys(server.overrides ?? {})) {
+      const here = at("mcp", "servers", name, "overrides", agent);
+      if (!agents.some((a) => a.manifest.id === agent))
+        errors.push(
+          `${here}mcp server "${name}" overrides unsupported agent "${agent}" (known agents: ${agents.map((a) => a.manifest.id).join(", ")})`,
+        );
+      else if (!targetsAgent(server.targets, agent))
+        errors.push(`${here}mcp server "${name}" overrides ${agent}, which its targets leave out`);
+      else if (server.url || server.command) {
+        const s = serverFor(server, agent);
+        if (!s.url && !s.command)
+          errors.push(
+            `${here}mcp server "${name}" requires url or command (its overrides for ${agent} unset both)`,
+          );
+      }
+    }
     errors.push(...approvalErrors(name, server, agents, at));
     for (const agent of agents) {
       const id = agent.manifest.id;
       if (!targetsAgent(server.targets, id)) continue;
-      const found = literalVariables(agent, server);
+      const found = literalVariables(agent, serverFor(server, id));
       if (found.length === 0) continue;
       const why = literalVariablesWhy(agent, found);
       if (isExplicit(server.targets, id))
@@ -211,15 +228,19 @@ function unsetEnvWarnings(
       out.push({ path, label, name: ref.name });
     }
   };
-  for (const [name, s] of Object.entries(config.mcp.servers)) {
-    if (s.enabled === false) continue;
-    const base = ["mcp", "servers", name];
+  const server = (base: (string | number)[], s: Omit<McpServer, "overrides">) => {
     check([...base, "command"], s.command);
     for (const [i, a] of (s.args ?? []).entries()) check([...base, "args", i], a);
     for (const [k, v] of Object.entries(s.env ?? {})) check([...base, "env", k], v);
     check([...base, "url"], s.url);
     for (const [k, v] of Object.entries(s.headers ?? {})) check([...base, "headers", k], v);
     for (const [k, v] of Object.entries(s.env_headers ?? {})) check([...base, "env_headers", k], v);
+  };
+  for (const [name, s] of Object.entries(config.mcp.servers)) {
+    if (s.enabled === false) continue;
+    server(["mcp", "servers", name], s);
+    for (const [agent, o] of Object.entries(s.overrides ?? {}))
+      server(["mcp", "servers", name, "overrides", agent], o);
   }
   config.hooks.forEach((h, i) => {
     check(["hooks", i, "command"], h.command);
@@ -255,15 +276,18 @@ function approvalErrors(
   for (const agent of agents) {
     const modes = agent.manifest.mcp.approvalModes;
     if (!modes || !targetsAgent(server.targets, agent.manifest.id)) continue;
+    // An agent's overrides replace the fields checked here: the message names where the value is.
+    const o = server.overrides?.[agent.manifest.id];
     const check = (path: string[], value: string | undefined) => {
+      const own = o && Object.hasOwn(o, path[0]!) ? ["overrides", agent.manifest.id] : [];
       if (value && !modes.includes(value))
         errors.push(
-          `${at("mcp", "servers", name, ...path)}mcp server "${name}": ${path.join(".")} "${value}" is not one ${agent.manifest.displayName} accepts (${modes.join(", ")})`,
+          `${at("mcp", "servers", name, ...own, ...path)}mcp server "${name}": ${[...own, ...path].join(".")} "${value}" is not one ${agent.manifest.displayName} accepts (${modes.join(", ")})`,
         );
     };
-    check(["default_approval"], server.default_approval);
-    for (const [tool, t] of Object.entries(server.tools ?? {}))
-      check(["tools", tool, "approval"], t.approval);
+    const s = serverFor(server, agent.manifest.id);
+    check(["default_approval"], s.default_approval);
+    for (const [tool, t] of Object.entries(s.tools ?? {})) check(["tools", tool, "approval"], t.approval);
   }
   return errors;
 }

@@ -2,14 +2,17 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_IDS } from "../../agents/index.js";
+import { secretRefs } from "../../core/secrets.js";
 import { ChangedError } from "../../destination/apply.js";
 import { applyImport } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
+import { readSecretStore, secretStorePath, writeSecretStore } from "../../destination/secrets.js";
 import { compareWithHome } from "../../import/home.js";
 import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { homeChange } from "../../import/plan.js";
 import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
+import type { KanonConfig } from "../../model/config.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
@@ -17,6 +20,8 @@ import { machineOf, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js"
 
 export interface ImportFlags extends MachineFlags {
   write?: boolean;
+  /** --no-git: do not make a new home a git repository. */
+  git?: boolean;
   force?: boolean;
   merge?: boolean;
   ui?: boolean;
@@ -32,6 +37,14 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   const paths = pathsOf(flags, io);
   const imported = await readMachine(machineOf(flags, io), opts);
   warn(io, imported.warnings);
+  if (foundNothing(imported.config)) {
+    const scope = scopeOf(flags, io);
+    const where = scope.kind === "project" ? `in ${scope.dir}` : "on this machine";
+    io.stderr.write(
+      `Nothing to import: no instructions, skills, MCP servers or hooks of ${readAgents(flags)} were found ${where}${opts.write || opts.merge ? "; nothing was written" : ""}.\n`,
+    );
+    if (opts.write || opts.merge) return;
+  }
   if (opts.merge) return mergeCommand(flags, paths, imported, opts, io);
 
   const yaml = configYaml(imported.config);
@@ -41,11 +54,56 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   }
   if (existsSync(paths.config) && !opts.force)
     throw new KanonError(`${paths.config} already exists; re-run import with --force to replace it`);
+  storeSecrets(io, imported.secrets);
   writeImport(flags, io, [
     textChange(paths.config, yaml),
     ...imported.files.map((f) => homeFile(paths.home, f)),
   ]);
   out(io, `Wrote imported config to ${paths.config}\n`);
+  // A new home becomes a git repository, as `kanon init` makes one (--no-git: not).
+  if (opts.git !== false) {
+    const { setUpGit } = await import("./init.js");
+    out(
+      io,
+      await setUpGit(paths.home, io, {
+        message: "Import this machine's agent settings",
+        done: `Made ${paths.home} a git repository and committed the import (git -C ${paths.home} remote add origin <url> && kanon push keeps it for your other machines).`,
+      }),
+    );
+  }
+}
+
+/** The agents import read, for messages: `codex, claude, opencode, gemini and kimi`. */
+function readAgents(flags: GlobalFlags): string {
+  const ids = flags.agent && flags.agent !== "all" ? [flags.agent] : [...AGENT_IDS];
+  return ids.length > 1 ? `${ids.slice(0, -1).join(", ")} or ${ids.at(-1)}` : ids[0]!;
+}
+
+function foundNothing(c: KanonConfig): boolean {
+  return (
+    c.instructions.files.length === 0 &&
+    c.skills.length === 0 &&
+    Object.keys(c.mcp.servers).length === 0 &&
+    c.hooks.length === 0 &&
+    c.agents === undefined
+  );
+}
+
+/**
+ * The secrets the import moved out of kanon.yaml (`--secret-policy store`), into this machine's store
+ * before the home is written: the home's references then always have their values here.
+ */
+function storeSecrets(io: Io, secrets: Readonly<Record<string, string>>): void {
+  const stored = storeImportedSecrets(io, secrets);
+  if (stored) out(io, `${stored}\n`);
+}
+
+/** Adds `secrets` to the store; says so in one line (null when there were none). */
+export function storeImportedSecrets(io: Io, secrets: Readonly<Record<string, string>>): string | null {
+  if (Object.keys(secrets).length === 0) return null;
+  const store = readSecretStore(secretStorePath(io.env, io.userHome));
+  writeSecretStore(store.path, { ...store.secrets, ...secrets });
+  return `Stored ${Object.keys(secrets).length} secret(s) in ${store.path} (kanon secret list names them).`;
 }
 
 /** `--merge`: add what the home lacks, report what differs, replace it only with --force. */
@@ -97,6 +155,8 @@ async function mergeCommand(
     out(io, "Nothing to import: the Kanon home already has everything found.\n");
     return;
   }
+  const used = new Set(secretRefs(merged.text));
+  storeSecrets(io, Object.fromEntries(Object.entries(imported.secrets).filter(([n]) => used.has(n))));
   const config = textChange(paths.config, merged.text, original);
   writeImport(flags, io, [
     ...(config.after && !original.equals(config.after) ? [config] : []),

@@ -4,12 +4,13 @@ import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { KanonError, type TargetFile } from "../../model/types.js";
-import { type GlobalFlags, type Io, out, progressOf } from "../context.js";
+import { type GlobalFlags, type Io, out, progressOf, warn } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
 import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
+import { trackedSecretWarnings } from "../project-secrets.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
-  const r = await loadRendered(flags, io);
+  const r = await loadRendered(flags, io, { references: true });
   if (opts.json) {
     out(io, jsonText({ files: r.files.map(fileJson), warnings: r.warnings }));
     return;
@@ -105,6 +106,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
       out(io, `Removed ${removed + swept} temporary file(s) left by an interrupted apply.\n`);
     return backups;
   };
+  warn(io, await trackedSecretWarnings(p.scope, changes, p.secrets, io));
   if (changes.length === 0) {
     // The record may still change: entries adopted, or an apply killed before it wrote the record.
     if (!opts.dryRun) write();

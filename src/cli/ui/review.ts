@@ -5,6 +5,7 @@
  */
 import { Writable } from "node:stream";
 import { AGENT_IDS, AGENTS, selectAgents } from "../../agents/index.js";
+import { secretRefs } from "../../core/secrets.js";
 import { ChangedError, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyImport, applyPlan, selectChanges } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
@@ -213,6 +214,7 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
     const p = await importPlan({ home: paths.home, config: paths.config, existing }, imported);
     return {
       p,
+      secrets: imported.secrets,
       changes: p.units.map(unitOf),
       warnings: [...(existing?.warnings ?? []), ...imported.warnings],
     };
@@ -227,7 +229,16 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
       const fresh = await plan();
       const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
       if (dryRun) return { count: selected.length };
-      const changes = fresh.p.writes(selected.map((s) => s.unit)).map(homeChange);
+      const writes = fresh.p.writes(selected.map((s) => s.unit));
+      const changes = writes.map(homeChange);
+      // The secrets the selected servers refer to go into the store first (--secret-policy store).
+      const config = writes.find((w) => w.path === pathsOf(flags, io).config)?.after;
+      const used = new Set(config ? secretRefs(Buffer.from(config).toString("utf8")) : []);
+      const { storeImportedSecrets } = await import("../commands/import.js");
+      const stored = storeImportedSecrets(
+        io,
+        Object.fromEntries(Object.entries(fresh.secrets).filter(([n]) => used.has(n))),
+      );
       const scope = scopeOf(flags, io);
       let removed: number;
       try {
@@ -243,9 +254,12 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
         );
       }
       const note =
-        removed > 0
-          ? `Removed ${removed} temporary file(s) left by an interrupted import or apply.`
-          : undefined;
+        [
+          removed > 0 ? `Removed ${removed} temporary file(s) left by an interrupted import or apply.` : "",
+          stored ?? "",
+        ]
+          .filter(Boolean)
+          .join(" ") || undefined;
       return { count: selected.length, ...(note ? { note } : {}) };
     },
   };

@@ -1,0 +1,142 @@
+/**
+ * What looks like a plaintext secret, and what never is: one set of rules for import (which moves
+ * such values into the machine's secret store), `kanon push` (which refuses to send one) and apply
+ * (which keeps the files holding one private). References are never secrets: `${VAR}`, `{env:VAR}`,
+ * `$VAR`, `op://…`, and kanon's own `${secret:NAME}`, which names a value in the secret store.
+ */
+
+/** kanon.yaml's reference to a value in this machine's secret store: `${secret:GITHUB_TOKEN}`. */
+export const SECRET_REF = /\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export const secretRef = (name: string) => `\${secret:${name}}`;
+
+/** The secret names a string refers to, in order (repeats kept). */
+export function secretRefs(value: string): string[] {
+  if (!value.includes("${secret:")) return [];
+  return [...value.matchAll(SECRET_REF)].map((m) => m[1]!);
+}
+
+const SECRET_KEY_PARTS = [
+  "secret",
+  "password",
+  "passphrase",
+  "private_key",
+  "credential",
+  "api_key",
+  "api-key",
+];
+
+/** A key whose value is a secret (reference §5.8.4): `GITHUB_TOKEN`, `Authorization`, `api_key`. */
+export function secretKey(key: string): boolean {
+  const k = key.toLowerCase();
+  return (
+    SECRET_KEY_PARTS.some((p) => k.includes(p)) ||
+    k === "authorization" ||
+    k === "cookie" ||
+    k.endsWith("_authorization") ||
+    k.endsWith("apikey") ||
+    k.endsWith("token")
+  );
+}
+
+/** A value that is a secret by its look (reference §5.8.4). */
+const SECRET_VALUE = /^(sk-|ghp_|github_pat_|bearer |token )/i;
+
+const REFERENCE =
+  /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|\{env:[A-Za-z_][A-Za-z0-9_]*\}|KANON_REDACTED_SECRET_REVIEW_REQUIRED/;
+
+/** A value that stands for a secret kept elsewhere, never the secret itself. */
+export function isReference(value: string): boolean {
+  return REFERENCE.test(value) || value.startsWith("op://") || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+}
+
+/** Whether `value`, found under `key`, is a plaintext secret. */
+export function looksSecret(key: string, value: string): boolean {
+  if (value === "" || isReference(value)) return false;
+  return secretKey(key) || SECRET_VALUE.test(value);
+}
+
+/** Token shapes that are secrets wherever they appear (push scans every line for them). */
+const TOKEN_SHAPES: { shape: RegExp; what: string }[] = [
+  { shape: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/, what: "a GitHub token" },
+  { shape: /\bgithub_pat_[A-Za-z0-9_]{20,}/, what: "a GitHub token" },
+  { shape: /\bglpat-[A-Za-z0-9_-]{20,}/, what: "a GitLab token" },
+  { shape: /\bsk-[A-Za-z0-9_-]{20,}/, what: "an API key" },
+  { shape: /\bxox[abposr]-[A-Za-z0-9-]{10,}/, what: "a Slack token" },
+  { shape: /\bAKIA[0-9A-Z]{16}\b/, what: "an AWS access key" },
+  { shape: /-----BEGIN [A-Z ]*PRIVATE KEY-----/, what: "a private key" },
+  { shape: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/, what: "a bearer token" },
+];
+
+/** `key: value`, `"key": "value"` and `key = "value"` pairs in a line of YAML, JSON or TOML. */
+const PAIR = /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]#]+)/g;
+
+/** Files whose `key: value` lines are settings (instruction and skill texts are prose). */
+const SETTINGS_FILE = /\.(ya?ml|json|jsonc|toml|env|ini|conf)$|(^|\/)\.env[^/]*$/i;
+
+/**
+ * What kind of plaintext secret a line holds, or null: a known token shape anywhere, or in a settings
+ * file a secret-named key with a literal value. Never the value itself, so that callers cannot print it.
+ */
+export function lineSecret(line: string, file: string): string | null {
+  for (const { shape, what } of TOKEN_SHAPES) {
+    const m = shape.exec(line);
+    if (m && !isReference(m[0].replace(/^Bearer\s+/, ""))) return what;
+  }
+  if (!SETTINGS_FILE.test(file)) return null;
+  for (const m of line.matchAll(PAIR)) {
+    const key = m[1]!;
+    const raw = m[2]!;
+    const value = /^["']/.test(raw) ? raw.slice(1, -1) : raw;
+    // Short words and flags (`token: none`, `api_key: true`) are not credentials.
+    if (!secretKey(key) || value.length < 8 || /\s/.test(value) || isReference(value)) continue;
+    if (/^(true|false|null|none|changeme|example)$/i.test(value) || /^[<[{]/.test(value)) continue;
+    return `a value for ${JSON.stringify(key)}`;
+  }
+  return null;
+}
+
+/** A `${secret:NAME}` that this machine's store does not have, and where kanon.yaml uses it. */
+export interface MissingSecret {
+  name: string;
+  server: string;
+}
+
+/**
+ * The servers with every `${secret:NAME}` replaced by the value `lookup` gives (overrides too): what
+ * apply writes into the agents' files. The values used are returned (name → value) so that the
+ * caller can keep the files that hold them private and keep the values out of its output.
+ */
+export function substituteSecrets<S extends object>(
+  servers: Record<string, S>,
+  lookup: (name: string) => string | undefined,
+): { servers: Record<string, S>; used: Map<string, string>; missing: MissingSecret[] } {
+  const used = new Map<string, string>();
+  const missing: MissingSecret[] = [];
+  const walk = (v: unknown, server: string): unknown => {
+    if (typeof v === "string") {
+      if (!v.includes("${secret:")) return v;
+      return v.replace(SECRET_REF, (ref, name: string) => {
+        const value = lookup(name);
+        if (value === undefined) {
+          if (!missing.some((m) => m.name === name && m.server === server)) missing.push({ name, server });
+          return ref;
+        }
+        used.set(name, value);
+        return value;
+      });
+    }
+    if (Array.isArray(v)) return v.map((x) => walk(x, server));
+    if (v !== null && typeof v === "object")
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, server)]));
+    return v;
+  };
+  const out: Record<string, S> = {};
+  for (const [name, s] of Object.entries(servers)) out[name] = walk(s, name) as S;
+  return { servers: out, used, missing };
+}
+
+/** Whether any string of `value` names a secret (a home without one never reads the store). */
+export function usesSecrets(value: unknown): boolean {
+  return JSON.stringify(value).includes("${secret:");
+}
