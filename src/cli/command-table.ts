@@ -163,9 +163,16 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     names: ["push"],
-    description: "Push the Kanon source repository (git push)",
+    description:
+      "Push the Kanon source repository (git push), unless what it would send holds a plaintext secret",
+    options: [
+      {
+        flags: "--allow-secrets",
+        description: "push even when the commits hold what looks like a plaintext secret",
+      },
+    ],
     example: "kanon push",
-    run: async ({ flags, io }) => (await sync()).pushCommand(flags, io),
+    run: async ({ flags, opts, io }) => (await sync()).pushCommand(flags, io, opts),
   },
   {
     names: ["hooks"],

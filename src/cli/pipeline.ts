@@ -19,6 +19,7 @@ import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
+import { assertSettledHome } from "../source/home-state.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import {
@@ -87,6 +88,8 @@ export async function loadValidated(
   if (options.checkAgent) selectAgents(flags.agent);
   const paths = pathsOf(flags, io);
   const scope = scopeOf(flags, io);
+  // A home in the middle of a merge or rebase holds half-resolved files: nothing renders from it.
+  assertSettledHome(paths.home);
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
   // Each message names its value by a mark; kanon.yaml is parsed for positions (which costs time)

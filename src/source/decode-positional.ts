@@ -21,7 +21,7 @@ import {
   YAMLParseError,
 } from "yaml";
 import type { SourcePosition } from "../model/config.js";
-import { closest } from "./did-you-mean.js";
+import { closest, editDistance } from "./did-you-mean.js";
 import {
   MAX_ALIASED_VALUES,
   MAX_LIBRARY_PARSE,
@@ -243,6 +243,12 @@ export function decodePositional(text: string, file: string, schema: Schema): De
             s.kind === "map" ? s.values : Object.hasOwn(s.fields, key) ? s.fields[key] : undefined;
           if (!fieldSchema) {
             const hint = closest(key, Object.keys(s.kind === "object" ? s.fields : {}));
+            // A misspelt section (`hoks:`) would leave the real one empty, and apply would take out
+            // everything kanon wrote for it: one edit away from a known key is an error.
+            if (path === "" && hint && editDistance(key.toLowerCase(), hint.toLowerCase()) <= 1) {
+              report(keyNode, `unknown key ${JSON.stringify(key)}; did you mean ${JSON.stringify(hint)}?`);
+              continue;
+            }
             out.warnings.push(
               `${where(at(keyNode))}: unknown key ${JSON.stringify(childPath)} is ignored${hint ? `; did you mean ${JSON.stringify(hint)}?` : ""}`,
             );

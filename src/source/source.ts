@@ -9,11 +9,11 @@ import { decodeBytes } from "../formats/utf8.js";
 import { instructionPath, instructionTargets, type KanonConfig } from "../model/config.js";
 import { statError } from "../model/fs-errors.js";
 import type { InstructionText, LocalSkill, Paths, ProviderSkills, Source } from "../model/source.js";
-import { compareBytes } from "../model/text.js";
+import { compareBytes, conflictMarkerLine } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import type { Lock } from "../providers/lock-types.js";
 import { readTree } from "../providers/tree.js";
-import { resolveHomePath } from "./load.js";
+import { conflictError, resolveHomePath } from "./load.js";
 
 export interface LoadSourceOptions {
   lock: Lock | null;
@@ -59,8 +59,12 @@ async function loadInstructions(config: KanonConfig, paths: Paths): Promise<Inst
       const rel = instructionPath(file);
       const abs = resolveHomePath(rel, paths.home, paths.userHome);
       try {
-        return { text: decodeBytes(await readFile(abs)), targets: instructionTargets(file) };
+        const text = decodeBytes(await readFile(abs));
+        const conflict = conflictMarkerLine(text);
+        if (conflict !== null) throw conflictError(`${rel}:${conflict}`);
+        return { text, targets: instructionTargets(file) };
       } catch (e) {
+        if (e instanceof KanonError) throw e;
         throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
       }
     }),

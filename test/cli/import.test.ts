@@ -64,7 +64,11 @@ describe("import on a machine kanon applied and the user edited", () => {
         "",
       ].join("\n"),
     );
-    expect(r).toMatchObject({ status: 0, stdout: `Wrote imported config to ${join(s.kh, "kanon.yaml")}\n` });
+    expect(r.status).toBe(0);
+    // A new home is made a git repository, as kanon init makes one.
+    expect(r.stdout).toBe(
+      `Wrote imported config to ${join(s.kh, "kanon.yaml")}\nMade ${s.kh} a git repository and committed the import (git -C ${s.kh} remote add origin <url> && kanon push keeps it for your other machines).\n`,
+    );
     const yaml = s.readHome("kanon.yaml");
     expect(yaml).toContain(
       "  - name: guard-rm\n    event: PreToolUse\n    matcher: Bash\n    command: /usr/local/bin/guard\n    args: [--deny, rm -rf /]\n    timeout: 10\n",

@@ -12,7 +12,6 @@ import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { homeChange } from "../../import/plan.js";
 import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
-import type { KanonConfig } from "../../model/config.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
@@ -37,15 +36,15 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   const paths = pathsOf(flags, io);
   const imported = await readMachine(machineOf(flags, io), opts);
   warn(io, imported.warnings);
-  if (foundNothing(imported.config)) {
+  if (opts.merge) return mergeCommand(flags, paths, imported, opts, io);
+  if (foundNothing(imported)) {
     const scope = scopeOf(flags, io);
     const where = scope.kind === "project" ? `in ${scope.dir}` : "on this machine";
     io.stderr.write(
-      `Nothing to import: no instructions, skills, MCP servers or hooks of ${readAgents(flags)} were found ${where}${opts.write || opts.merge ? "; nothing was written" : ""}.\n`,
+      `Nothing to import: no instructions, skills, MCP servers or hooks of ${readAgents(flags)} were found ${where}${opts.write ? "; nothing was written" : ""}.\n`,
     );
-    if (opts.write || opts.merge) return;
+    if (opts.write) return;
   }
-  if (opts.merge) return mergeCommand(flags, paths, imported, opts, io);
 
   const yaml = configYaml(imported.config);
   if (!opts.write) {
@@ -79,8 +78,9 @@ function readAgents(flags: GlobalFlags): string {
   return ids.length > 1 ? `${ids.slice(0, -1).join(", ")} or ${ids.at(-1)}` : ids[0]!;
 }
 
-function foundNothing(c: KanonConfig): boolean {
+function foundNothing({ config: c, files }: Imported): boolean {
   return (
+    files.length === 0 &&
     c.instructions.files.length === 0 &&
     c.skills.length === 0 &&
     Object.keys(c.mcp.servers).length === 0 &&

@@ -10,6 +10,7 @@ import { redactUrl } from "../../providers/git.js";
 import { type GlobalFlags, type Io, isTerminal, out } from "../context.js";
 import { git, gitReason } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
+import { pushRefusal, secretsToPush } from "../push-guard.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
 
 /** What is at `path`: nothing, an empty directory, or something that stops a clone. */
@@ -79,8 +80,8 @@ export async function cloneCommand(flags: GlobalFlags, repo: string, io: Io): Pr
   out(io, `Cloned ${shown} into ${home}\n`);
 }
 
-/** git in the home, its output streamed; a failure is `git [args]: exit status N` (the reference's form). */
-async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: string[] = []): Promise<void> {
+/** The home, checked to be a git repository (what pull and push run in). */
+async function gitHome(flags: GlobalFlags, io: Io): Promise<string> {
   const { home } = pathsOf(flags, io);
   const target = await cloneTarget(home);
   if (target === "missing")
@@ -93,6 +94,12 @@ async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: str
       `${home} is not a git repository; run "git init" there, or "kanon init <repo>" to clone your Kanon home`,
     );
   }
+  return home;
+}
+
+/** git in the home, its output streamed; a failure is `git [args]: exit status N` (the reference's form). */
+async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: string[] = []): Promise<void> {
+  const home = await gitHome(flags, io);
   const progress = isTerminal(io.stderr) ? ["--progress"] : [];
   const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true });
   if (r.failure) throw new KanonError(`git [${args.join(" ")}]: ${r.failure}`);
@@ -102,8 +109,20 @@ export async function pullCommand(flags: GlobalFlags, io: Io): Promise<void> {
   await gitInHome(flags, ["pull", "--ff-only"], io);
 }
 
-/** The first push of a new home sets its upstream (push.autoSetupRemote): add a remote, then kanon push. */
-export async function pushCommand(flags: GlobalFlags, io: Io): Promise<void> {
+/**
+ * The first push of a new home sets its upstream (push.autoSetupRemote): add a remote, then kanon push.
+ * What it would send is scanned first: a plaintext secret stops it (unless --allow-secrets).
+ */
+export async function pushCommand(
+  flags: GlobalFlags,
+  io: Io,
+  opts: { allowSecrets?: boolean } = {},
+): Promise<void> {
+  const home = await gitHome(flags, io);
+  if (!opts.allowSecrets) {
+    const findings = await secretsToPush(home, io);
+    if (findings.length > 0) throw pushRefusal(findings);
+  }
   await gitInHome(flags, ["push"], io, ["-c", "push.autoSetupRemote=true"]);
 }
 

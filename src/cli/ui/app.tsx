@@ -11,6 +11,7 @@ import type { MachineFlags } from "../../import/machine.js";
 import type { GlobalFlags, Io } from "../context.js";
 import { branchState, git } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
+import { secretsToPush } from "../push-guard.js";
 import { type PaneLine, paneLines } from "./diff-pane.js";
 import {
   type Effect,
@@ -207,6 +208,17 @@ export class Session {
         return;
       case "git": {
         const args = effect.op === "pull" ? ["pull", "--ff-only"] : ["push"];
+        if (effect.op === "push") {
+          // As kanon push: what would leave is scanned first.
+          const findings = await secretsToPush(this.home, this.io).catch(() => []);
+          if (findings.length > 0) {
+            this.dispatch({
+              type: "git-failed",
+              message: `not pushed: a plaintext secret at ${findings.map((f) => f.where).join(", ")}; kanon push names it and the ways forward`,
+            });
+            return;
+          }
+        }
         const r = await git(["-C", this.home, ...args], { io: this.io });
         this.dispatch(
           r.failure === null
