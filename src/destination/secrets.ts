@@ -83,6 +83,14 @@ export function readSecretStore(path: string): SecretStore {
   return { path, secrets, warnings };
 }
 
+/** Adds `secrets` to the store at `path`; says so in one line (null when there were none). */
+export function addSecrets(path: string, secrets: Readonly<Record<string, string>>): string | null {
+  if (Object.keys(secrets).length === 0) return null;
+  const store = readSecretStore(path);
+  writeSecretStore(path, { ...store.secrets, ...secrets });
+  return `Stored ${Object.keys(secrets).length} secret(s) in ${path} (kanon secret list names them).`;
+}
+
 /** Writes the store: 0600 in a 0700 folder, all or nothing. */
 export function writeSecretStore(path: string, secrets: Record<string, string>): void {
   const dir = join(path, "..");

@@ -6,7 +6,7 @@ import { secretRefs } from "../../core/secrets.js";
 import { ChangedError } from "../../destination/apply.js";
 import { applyImport } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
-import { readSecretStore, secretStorePath, writeSecretStore } from "../../destination/secrets.js";
+import { addSecrets, secretStorePath } from "../../destination/secrets.js";
 import { compareWithHome } from "../../import/home.js";
 import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { homeChange } from "../../import/plan.js";
@@ -94,16 +94,8 @@ function foundNothing({ config: c, files }: Imported): boolean {
  * before the home is written: the home's references then always have their values here.
  */
 function storeSecrets(io: Io, secrets: Readonly<Record<string, string>>): void {
-  const stored = storeImportedSecrets(io, secrets);
+  const stored = addSecrets(secretStorePath(io.env, io.userHome), secrets);
   if (stored) out(io, `${stored}\n`);
-}
-
-/** Adds `secrets` to the store; says so in one line (null when there were none). */
-export function storeImportedSecrets(io: Io, secrets: Readonly<Record<string, string>>): string | null {
-  if (Object.keys(secrets).length === 0) return null;
-  const store = readSecretStore(secretStorePath(io.env, io.userHome));
-  writeSecretStore(store.path, { ...store.secrets, ...secrets });
-  return `Stored ${Object.keys(secrets).length} secret(s) in ${store.path} (kanon secret list names them).`;
 }
 
 /** `--merge`: add what the home lacks, report what differs, replace it only with --force. */

@@ -9,6 +9,7 @@ import { secretRefs } from "../../core/secrets.js";
 import { ChangedError, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyImport, applyPlan, selectChanges } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
+import { addSecrets, secretStorePath } from "../../destination/secrets.js";
 import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { type Basis, homeChange, type ImportUnit, importPlan } from "../../import/plan.js";
 import { KanonError } from "../../model/types.js";
@@ -234,9 +235,8 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
       // The secrets the selected servers refer to go into the store first (--secret-policy store).
       const config = writes.find((w) => w.path === pathsOf(flags, io).config)?.after;
       const used = new Set(config ? secretRefs(Buffer.from(config).toString("utf8")) : []);
-      const { storeImportedSecrets } = await import("../commands/import.js");
-      const stored = storeImportedSecrets(
-        io,
+      const stored = addSecrets(
+        secretStorePath(io.env, io.userHome),
         Object.fromEntries(Object.entries(fresh.secrets).filter(([n]) => used.has(n))),
       );
       const scope = scopeOf(flags, io);
