@@ -80,12 +80,13 @@ export const COMMANDS: CommandSpec[] = [
     description: "Create a new Kanon source repository, or clone one from a remote",
     argument: { name: "[repository]", description: "git URL or path of an existing Kanon home to clone" },
     options: [
-      { flags: "--force", description: "overwrite existing starter files" },
+      { flags: "--force", description: "overwrite existing starter files (what they held is saved first)" },
       { flags: "--no-git", description: "do not run git init in the Kanon home" },
+      { flags: "--branch <name>", description: "with a repository: clone this branch" },
     ],
     example: "kanon init git@github.com:me/kanon-home.git",
     run: async ({ flags, opts, args: [repo], io }) => {
-      if (repo !== undefined) await (await sync()).cloneCommand(flags, repo, io);
+      if (repo !== undefined) await (await sync()).cloneCommand(flags, repo, io, opts);
       else await (await import("./commands/init.js")).initCommand(flags, opts, io);
     },
   },
@@ -133,6 +134,10 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       { flags: "-y, --yes", description: "undo without prompting" },
       { flags: "-n, --dry-run", description: "show what undo would change without writing" },
+      {
+        flags: "--force",
+        description: "undo even files changed since (what is there now is saved first)",
+      },
     ],
     example: "kanon undo --dry-run",
     run: async ({ flags, opts, io }) => (await render()).undoCommand(flags, opts, io),

@@ -1,4 +1,6 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
+import { copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
@@ -154,7 +156,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
  */
 export async function undoCommand(
   flags: GlobalFlags,
-  opts: { yes?: boolean; dryRun?: boolean },
+  opts: { yes?: boolean; dryRun?: boolean; force?: boolean },
   io: Io,
 ): Promise<void> {
   const scope = scopeOf(flags, io);
@@ -165,9 +167,10 @@ export async function undoCommand(
     return;
   }
   const what = `the ${plan.kind} of ${plan.time}`;
-  if (plan.changed.length > 0) {
+  if (plan.changed.length > 0 && !opts.force) {
+    const them = plan.changed.length > 1 ? "they hold" : "it holds";
     throw new KanonError(
-      `cannot undo ${what}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
+      `cannot undo ${what}: changed since then: ${plan.changed.join(", ")}; nothing was restored (${them} edits made after it: keep them and stop here, or run kanon undo --force to undo it anyway, saving what is there now first)`,
     );
   }
   // An import writes the Kanon home, no agent's file: its steps name no agent.
@@ -189,9 +192,25 @@ export async function undoCommand(
     }
   }
   assertWritable(loaded.dir);
+  // --force: what changed since is saved before undo replaces it.
+  for (const path of plan.changed) {
+    const saved = saveBeforeUndo(loaded.dir, plan.id, path);
+    if (saved) out(io, `Saved ${path} as it was: backup in ${saved}\n`);
+  }
   const removed = runUndo(loaded.dir, plan);
   if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted ${plan.kind}.\n`);
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
+}
+
+/** A copy of `path` (if it is a file) in the state directory, outside the history undo takes down. */
+function saveBeforeUndo(stateDir: string, id: string, path: string): string | null {
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return null;
+  const dir = join(stateDir, "undone", id);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let backup = join(dir, basename(path));
+  for (let i = 2; existsSync(backup); i++) backup = join(dir, `${basename(path)}-${i}`);
+  copyFileSync(path, backup);
+  return backup;
 }
 
 /** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */

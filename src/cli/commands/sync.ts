@@ -8,7 +8,7 @@ import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { type GlobalFlags, type Io, isTerminal, out } from "../context.js";
-import { git, gitReason } from "../home-git.js";
+import { branchState, git, gitReason } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
 import { pushRefusal, secretsToPush } from "../push-guard.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
@@ -32,7 +32,12 @@ async function cloneTarget(path: string): Promise<"missing" | "empty" | "file" |
  * `kanon init <repo>`: clone into a temporary directory beside the home, check that it is a Kanon
  * home, then rename it into place. A failed clone or a repository without kanon.yaml leaves nothing.
  */
-export async function cloneCommand(flags: GlobalFlags, repo: string, io: Io): Promise<void> {
+export async function cloneCommand(
+  flags: GlobalFlags,
+  repo: string,
+  io: Io,
+  opts: { branch?: string } = {},
+): Promise<void> {
   const { home } = pathsOf(flags, io);
   const shown = redactUrl(repo);
   if (repo.trim() === "" || repo.startsWith("-")) {
@@ -55,7 +60,8 @@ export async function cloneCommand(flags: GlobalFlags, repo: string, io: Io): Pr
     const dest = join(tmp, "home");
     const progress = isTerminal(io.stderr);
     if (progress) io.stderr.write(`Cloning ${shown}…\n`);
-    const r = await git(["clone", ...(progress ? ["--progress"] : ["--quiet"]), "--", repo, dest], {
+    const branch = opts.branch ? ["--branch", opts.branch] : [];
+    const r = await git(["clone", ...(progress ? ["--progress"] : ["--quiet"]), ...branch, "--", repo, dest], {
       io,
       stream: progress,
       secretUrl: repo,
@@ -65,6 +71,18 @@ export async function cloneCommand(flags: GlobalFlags, repo: string, io: Io): Pr
       throw new KanonError(`git clone ${shown}: ${r.failure}${reason ? `: ${reason}` : ""}`);
     }
     if ((await cloneTarget(join(dest, "kanon.yaml"))) === "missing") {
+      // git's own reason first: a HEAD naming a branch that does not exist checks out nothing.
+      const branches = (await git(["-C", dest, "branch", "-r", "--format=%(refname:lstrip=3)"], { io })).stdout
+        .split("\n")
+        .filter((b) => b !== "" && b !== "HEAD");
+      if (/remote HEAD refers to nonexistent ref/.test(r.output) && branches.length > 0)
+        throw new KanonError(
+          `git clone ${shown}: its HEAD names a branch that does not exist, so nothing was checked out; its branches: ${branches.join(", ")}; pass --branch <name> (kanon init --branch ${branches[0]} ${shown}); nothing was cloned`,
+        );
+      if (branches.length === 0)
+        throw new KanonError(
+          `${shown} is an empty repository: there is no Kanon home to clone yet (publish one from a machine that has it: add the remote there and run kanon push); nothing was cloned`,
+        );
       throw new KanonError(
         `${shown} has no kanon.yaml at its root, so it is not a Kanon home; nothing was cloned (to start one, run "kanon init", add the repository as a remote and "kanon push")`,
       );
@@ -126,8 +144,20 @@ export async function pushCommand(
   await gitInHome(flags, ["push"], io, ["-c", "push.autoSetupRemote=true"]);
 }
 
-/** Pull, then the apply command itself (prompt, dry run, ownership rules); a failed pull applies nothing. */
+/**
+ * Pull, then the apply command itself (prompt, dry run, ownership rules); a failed pull applies
+ * nothing. A dry run changes nothing, the home included: it does not pull, and says what apply would
+ * do with the home as it is.
+ */
 export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
-  await pullCommand(flags, io);
+  if (opts.dryRun) {
+    const home = await gitHome(flags, io);
+    const b = await branchState(home, io);
+    const behind =
+      "error" in b || b.behind === 0 || !b.upstream
+        ? ""
+        : ` (${b.behind} commit(s) behind ${b.upstream} as of the last fetch, which a real update pulls first)`;
+    out(io, `Dry run: not pulling; what apply would change with the home as it is now${behind}:\n`);
+  } else await pullCommand(flags, io);
   await applyCommand(flags, opts, io);
 }
