@@ -69,7 +69,8 @@ const TOKEN_SHAPES: { shape: RegExp; what: string }[] = [
 ];
 
 /** `key: value`, `"key": "value"` and `key = "value"` pairs in a line of YAML, JSON or TOML. */
-const PAIR = /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]#]+)/g;
+const PAIR =
+  /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*("(?:[^"\\]|\\.)*"|'[^']*'|\$\{[^}]*\}|\{env:[^}]*\}|[^\s,}\]#]+)/g;
 
 /** Files whose `key: value` lines are settings (instruction and skill texts are prose). */
 const SETTINGS_FILE = /\.(ya?ml|json|jsonc|toml|env|ini|conf)$|(^|\/)\.env[^/]*$/i;

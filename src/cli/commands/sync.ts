@@ -9,6 +9,7 @@ import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { type GlobalFlags, type Io, isTerminal, out } from "../context.js";
 import { branchState, git, gitReason } from "../home-git.js";
+import { assertSettledHome } from "../../source/home-state.js";
 import { pathsOf } from "../pipeline.js";
 import { pushRefusal, secretsToPush } from "../push-guard.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
@@ -158,6 +159,10 @@ export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: 
         ? ""
         : ` (${b.behind} commit(s) behind ${b.upstream} as of the last fetch, which a real update pulls first)`;
     out(io, `Dry run: not pulling; what apply would change with the home as it is now${behind}:\n`);
-  } else await pullCommand(flags, io);
+  } else {
+    // A home mid-merge or mid-rebase says so (git's own pull error would not say what to do).
+    assertSettledHome(pathsOf(flags, io).home);
+    await pullCommand(flags, io);
+  }
   await applyCommand(flags, opts, io);
 }
