@@ -7,9 +7,9 @@ import { basename, dirname, join } from "node:path";
 import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
+import { assertSettledHome } from "../../source/home-state.js";
 import { type GlobalFlags, type Io, isTerminal, out } from "../context.js";
 import { branchState, git, gitReason } from "../home-git.js";
-import { assertSettledHome } from "../../source/home-state.js";
 import { pathsOf } from "../pipeline.js";
 import { pushRefusal, secretsToPush } from "../push-guard.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
@@ -62,18 +62,23 @@ export async function cloneCommand(
     const progress = isTerminal(io.stderr);
     if (progress) io.stderr.write(`Cloning ${shown}…\n`);
     const branch = opts.branch ? ["--branch", opts.branch] : [];
-    const r = await git(["clone", ...(progress ? ["--progress"] : ["--quiet"]), ...branch, "--", repo, dest], {
-      io,
-      stream: progress,
-      secretUrl: repo,
-    });
+    const r = await git(
+      ["clone", ...(progress ? ["--progress"] : ["--quiet"]), ...branch, "--", repo, dest],
+      {
+        io,
+        stream: progress,
+        secretUrl: repo,
+      },
+    );
     if (r.failure) {
       const reason = gitReason(r.output);
       throw new KanonError(`git clone ${shown}: ${r.failure}${reason ? `: ${reason}` : ""}`);
     }
     if ((await cloneTarget(join(dest, "kanon.yaml"))) === "missing") {
       // git's own reason first: a HEAD naming a branch that does not exist checks out nothing.
-      const branches = (await git(["-C", dest, "branch", "-r", "--format=%(refname:lstrip=3)"], { io })).stdout
+      const branches = (
+        await git(["-C", dest, "branch", "-r", "--format=%(refname:lstrip=3)"], { io })
+      ).stdout
         .split("\n")
         .filter((b) => b !== "" && b !== "HEAD");
       if (/remote HEAD refers to nonexistent ref/.test(r.output) && branches.length > 0)
