@@ -210,7 +210,15 @@ export const COMMANDS: CommandSpec[] = [
         description: "add the imported entries to the existing kanon.yaml, keeping its comments and layout",
       },
       { flags: "--ui", description: "review and select imports in the interactive TUI" },
-      { flags: "--no-git", description: "with --write: do not make a new Kanon home a git repository" },
+      {
+        flags: "--git",
+        description:
+          "with --write: make a new Kanon home a git repository (as kanon init does) without asking",
+      },
+      {
+        flags: "--no-git",
+        description: "with --write: do not offer to make a new Kanon home a git repository",
+      },
       ...policies("during import"),
       { flags: "--hook-names <style>", description: `hook names: ${HOOK_NAMES}`, default: "command" },
     ],

@@ -17,26 +17,35 @@ export interface Io {
   userHome: string;
 }
 
-/** The secret values this run put into rendered files (name → value): never printed as they are. */
-const secretsOf = new WeakMap<Io, Map<string, string>>();
+/**
+ * The secret values this run put into rendered files (name → value): never printed as they are. Kept
+ * per output stream, so that a command's quiet copy of its Io (kanon ui) shares them.
+ */
+const secretsOf = new WeakMap<object, Map<string, string>>();
 
 export function noteSecrets(io: Io, used: ReadonlyMap<string, string>): void {
-  const known = secretsOf.get(io) ?? new Map<string, string>();
+  const known = secretsOf.get(io.stdout) ?? new Map<string, string>();
   // Very short values would mangle unrelated output; no real credential is that short.
   for (const [name, value] of used) if (value.length >= 4) known.set(name, value);
-  secretsOf.set(io, known);
+  secretsOf.set(io.stdout, known);
+}
+
+/** `text` with each secret value noted for this output shown as the reference kanon.yaml has. */
+export function maskSecrets(io: Io, text: string): string {
+  const secrets = secretsOf.get(io.stdout);
+  if (!secrets) return text;
+  let s = text;
+  for (const [name, value] of secrets) s = s.split(value).join(`\${secret:${name}}`);
+  return s;
 }
 
 export function out(io: Io, text: string | Uint8Array): void {
-  const secrets = secretsOf.get(io);
-  if (!secrets) {
+  if (!secretsOf.has(io.stdout)) {
     io.stdout.write(text);
     return;
   }
   // A diff of a file holding a secret shows the reference kanon.yaml has, not the value.
-  let s = typeof text === "string" ? text : Buffer.from(text).toString("utf8");
-  for (const [name, value] of secrets) s = s.split(value).join(`\${secret:${name}}`);
-  io.stdout.write(s);
+  io.stdout.write(maskSecrets(io, typeof text === "string" ? text : Buffer.from(text).toString("utf8")));
 }
 
 /** Warnings already printed in this run, per Io: a command that loads the source twice (update) says each once. */
@@ -60,4 +69,28 @@ export const isTerminal = (stream: Io["stdout"]): boolean => (stream as NodeJS.W
 /** Progress lines for work that can take seconds: on a terminal only, never in pipes or CI logs. */
 export function progressOf(io: Io): { progress?: (line: string) => void } {
   return isTerminal(io.stderr) ? { progress: (line: string) => io.stderr.write(`${line}\n`) } : {};
+}
+
+/** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */
+export function readLine(stdin: NodeJS.ReadStream): Promise<string> {
+  return new Promise((resolve) => {
+    let buffered = "";
+    const finish = (line: string) => {
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.off("error", onEnd);
+      stdin.pause();
+      resolve(line);
+    };
+    const onData = (chunk: Buffer | string) => {
+      buffered += chunk.toString();
+      const nl = buffered.indexOf("\n");
+      if (nl >= 0) finish(buffered.slice(0, nl));
+    };
+    const onEnd = () => finish(buffered);
+    stdin.on("data", onData);
+    stdin.on("end", onEnd);
+    stdin.on("error", onEnd);
+    stdin.resume();
+  });
 }

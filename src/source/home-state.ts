@@ -13,7 +13,13 @@ export class UnsettledHomeError extends KanonError {}
 /** `.git`, or the folder a `.git` file (a worktree, a submodule) points to; null when there is none. */
 function gitDir(home: string): string | null {
   const dotGit = join(home, ".git");
-  const st = statSync(dotGit, { throwIfNoEntry: false });
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(dotGit, { throwIfNoEntry: false });
+  } catch {
+    // Not a folder at all (a --home that is a file): the command says so itself.
+    return null;
+  }
   if (!st) return null;
   if (st.isDirectory()) return dotGit;
   try {

@@ -66,7 +66,7 @@ afterEach(() => {
 describe("the five-agent machine", () => {
   it("import --write: one server under its own name in every agent, the token in the store; diff says No changes. and apply changes no byte", async () => {
     const before = snapshot(a.home);
-    const r = await ka("import", "--write");
+    const r = await ka("import", "--write", "--git");
     expect(r.status).toBe(0);
     golden("five-agents.kanon.yaml", readFileSync(join(homeA, "kanon.yaml"), "utf8"));
     golden("five-agents.warnings", r.stderr.replaceAll(a.home, "~"));
@@ -116,7 +116,7 @@ describe("the five-agent machine", () => {
   });
 
   it("on a second machine: apply names the missing secret and writes nothing; once set, new files holding it are 0600", async () => {
-    await ka("import", "--write");
+    await ka("import", "--write", "--git");
     git(a, homeA, "remote", "add", "origin", remote);
     expect((await ka("push")).status).toBe(0);
 
@@ -188,7 +188,7 @@ describe("the five-agent machine", () => {
 
 describe("kanon push refuses a plaintext secret", () => {
   it("names file:line and the commit, never the value, pushes nothing; --allow-secrets pushes", async () => {
-    await ka("import", "--write", "--secret-policy", "keep");
+    await ka("import", "--write", "--git", "--secret-policy", "keep");
     git(a, homeA, "remote", "add", "origin", remote);
     const line =
       readFileSync(join(homeA, "kanon.yaml"), "utf8")
@@ -410,5 +410,39 @@ describe("the smaller items", () => {
       expect(r.stderr).toContain(
         `warning: kept your plugin ${join(a.home, ".config/opencode", p)} where it is: OpenCode runs it, and kanon imports hooks only from the kanon-hooks.js it generates\n`,
       );
+  });
+});
+
+describe("import --write into a folder that is not a git repository", () => {
+  const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+  it("says how to set git up when nobody can be asked, and does it with --git", async () => {
+    const r = await ka("import", "--write");
+    expect(r.stdout).toContain(
+      `${homeA} is not a git repository yet: kanon import --write --git makes it one as kanon init does, or run git init there and commit, to keep it for your other machines.\n`,
+    );
+    expect(existsSync(join(homeA, ".git"))).toBe(false);
+    expect((await ka("import", "--write", "--force", "--git")).stdout).toContain(
+      `Made ${homeA} a git repository and committed the import`,
+    );
+    expect(git(a, homeA, "log", "--format=%s")).toBe("Import this machine's agent settings\n");
+    expect(readFileSync(join(homeA, ".gitignore"), "utf8")).toBe(".kanon/\n");
+  });
+
+  it.skipIf(!hasScript)("on a terminal, offers it as kanon init does", () => {
+    // script(1) gives kanon a terminal; the answer comes on its stdin.
+    const cmd = [process.execPath, join(ROOT, "dist/kanon.js"), "--home", homeA, "import", "--write"]
+      .map((w) => `'${w}'`)
+      .join(" ");
+    const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
+      env: sandboxEnv(a.home),
+      encoding: "utf8",
+      input: "y\n",
+    });
+    expect(r.stdout).toContain(
+      `${homeA} is not a git repository. Make it one, as kanon init does (git init, a first commit)? [Y/n]`,
+    );
+    expect(r.stdout).toContain(`Made ${homeA} a git repository and committed the import`);
+    expect(git(a, homeA, "status", "--porcelain")).toBe("");
   });
 });

@@ -14,12 +14,12 @@ import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { type GlobalFlags, type Io, isTerminal, out, readLine, warn } from "../context.js";
 import { machineOf, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 
 export interface ImportFlags extends MachineFlags {
   write?: boolean;
-  /** --no-git: do not make a new home a git repository. */
+  /** --git: make a new home a git repository without asking; --no-git: do not offer to. */
   git?: boolean;
   force?: boolean;
   merge?: boolean;
@@ -59,17 +59,41 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
     ...imported.files.map((f) => homeFile(paths.home, f)),
   ]);
   out(io, `Wrote imported config to ${paths.config}\n`);
-  // A new home becomes a git repository, as `kanon init` makes one (--no-git: not).
-  if (opts.git !== false) {
-    const { setUpGit } = await import("./init.js");
+  await offerGit(paths.home, opts.git, io);
+}
+
+/**
+ * A home that is not a git repository yet is offered the set-up `kanon init` does (a .gitignore,
+ * git init, a first commit): asked on a terminal, done with --git, told how otherwise. Not done
+ * unasked: kanon undo takes an import back, but not a repository made for it.
+ */
+async function offerGit(home: string, git: boolean | undefined, io: Io): Promise<void> {
+  if (git === false || existsSync(join(home, ".git"))) return;
+  let yes = git === true;
+  if (git === undefined) {
+    if (!isTerminal(io.stdout) || io.stdin.isTTY !== true) {
+      out(
+        io,
+        `${home} is not a git repository yet: kanon import --write --git makes it one as kanon init does, or run git init there and commit, to keep it for your other machines.\n`,
+      );
+      return;
+    }
     out(
       io,
-      await setUpGit(paths.home, io, {
-        message: "Import this machine's agent settings",
-        done: `Made ${paths.home} a git repository and committed the import (git -C ${paths.home} remote add origin <url> && kanon push keeps it for your other machines).`,
-      }),
+      `${home} is not a git repository. Make it one, as kanon init does (git init, a first commit)? [Y/n] `,
     );
+    const answer = (await readLine(io.stdin)).trim().toLowerCase();
+    yes = answer === "" || answer === "y" || answer === "yes";
+    if (!yes) return;
   }
+  const { setUpGit } = await import("./init.js");
+  out(
+    io,
+    await setUpGit(home, io, {
+      message: "Import this machine's agent settings",
+      done: `Made ${home} a git repository and committed the import (git -C ${home} remote add origin <url> && kanon push keeps it for your other machines).`,
+    }),
+  );
 }
 
 /** The agents import read, for messages: `codex, claude, opencode, gemini and kimi`. */

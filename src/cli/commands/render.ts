@@ -6,7 +6,7 @@ import { applyPlan } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { KanonError, type TargetFile } from "../../model/types.js";
-import { type GlobalFlags, type Io, out, progressOf, warn } from "../context.js";
+import { type GlobalFlags, type Io, out, progressOf, readLine, warn } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
 import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
 import { trackedSecretWarnings } from "../project-secrets.js";
@@ -211,28 +211,4 @@ function saveBeforeUndo(stateDir: string, id: string, path: string): string | nu
   for (let i = 2; existsSync(backup); i++) backup = join(dir, `${basename(path)}-${i}`);
   copyFileSync(path, backup);
   return backup;
-}
-
-/** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */
-function readLine(stdin: NodeJS.ReadStream): Promise<string> {
-  return new Promise((resolve) => {
-    let buffered = "";
-    const finish = (line: string) => {
-      stdin.off("data", onData);
-      stdin.off("end", onEnd);
-      stdin.off("error", onEnd);
-      stdin.pause();
-      resolve(line);
-    };
-    const onData = (chunk: Buffer | string) => {
-      buffered += chunk.toString();
-      const nl = buffered.indexOf("\n");
-      if (nl >= 0) finish(buffered.slice(0, nl));
-    };
-    const onEnd = () => finish(buffered);
-    stdin.on("data", onData);
-    stdin.on("end", onEnd);
-    stdin.on("error", onEnd);
-    stdin.resume();
-  });
 }

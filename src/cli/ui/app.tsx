@@ -8,7 +8,7 @@ import ansiEscapes from "ansi-escapes";
 import { type Key as InkKey, render, useApp, useInput, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
 import type { MachineFlags } from "../../import/machine.js";
-import type { GlobalFlags, Io } from "../context.js";
+import { type GlobalFlags, type Io, maskSecrets } from "../context.js";
 import { branchState, git } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
 import { secretsToPush } from "../push-guard.js";
@@ -143,7 +143,13 @@ export class Session {
     const cached = this.diffs.get(item.path);
     if (cached) return cached;
     const source = this.review?.changes.find((c) => c.path === item.path);
-    const lines = source ? source.parts().flatMap(paneLines) : [];
+    // Values from the secret store show as their references, as in kanon diff.
+    const lines = source
+      ? source
+          .parts()
+          .flatMap(paneLines)
+          .map((l) => ({ ...l, text: maskSecrets(this.io, l.text) }))
+      : [];
     this.diffs.set(item.path, lines);
     return lines;
   };
