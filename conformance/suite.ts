@@ -36,6 +36,7 @@ import {
   sweepStrays,
 } from "./lib/proc.js";
 import { Report } from "./lib/report.js";
+import { MCP_COLUMNS, mcpPhase } from "./mcp/phase.js";
 
 const COLUMNS = [
   "install",
@@ -50,6 +51,7 @@ const COLUMNS = [
   "review",
   "doctor",
   "hygiene",
+  ...MCP_COLUMNS,
 ];
 /** Run tokens of the agent runs in progress (see sweepStrays). */
 const activeTokens = new Set<string>();
@@ -66,6 +68,8 @@ interface Options {
   cacheRoot: string;
   /** The kanon CLI to test (default: <repo>/dist/kanon.js). */
   kanon: string;
+  /** Run the MCP phase only (conformance/mcp/phase.ts). */
+  mcpOnly?: boolean;
 }
 
 interface Paths {
@@ -93,6 +97,7 @@ options:
   --keep                      keep the temporary folders (they are kept anyway for failing rows)
   --no-netns                  do not run the agents in a private network namespace
   --kanon=PATH                the kanon CLI to test (default: dist/kanon.js)
+  --mcp-only                  run the MCP phase only
 env:
   KANON_AGENTS_CACHE          where agent packages are installed (default: <repo>/.cache/agents)`;
 
@@ -112,6 +117,7 @@ function parseOptions(argv: string[], repoRoot: string): Options | string {
       : [arg, ""];
     if (flag === "--help" || flag === "-h") return USAGE;
     if (flag === "--keep") options.keep = true;
+    else if (flag === "--mcp-only") options.mcpOnly = true;
     else if (flag === "--no-netns") options.netns = false;
     else if (flag === "--kanon" && value) options.kanon = resolve(value);
     else if (flag === "--jobs" && Number(value) >= 1) options.jobs = Math.floor(Number(value));
@@ -247,7 +253,7 @@ async function runPhase(state: RunState): Promise<number> {
   const selected = drivers.filter((d) => options.agents.includes(d.id));
   // Rows in a stable order: agent by agent, user before project.
   for (const driver of selected) {
-    for (const scope of driver.scopes) {
+    for (const scope of [...driver.scopes, ...driver.mcpOnlyScopes]) {
       const row = `${driver.id}/${scope}`;
       report.row({ row, version: driver.version, seconds: 0 });
       if (!installed[driver.id])
@@ -263,6 +269,16 @@ async function runPhase(state: RunState): Promise<number> {
       for (const scope of driver.scopes) {
         const kept = await runRow(driver, installed[driver.id]!, scope, state, report);
         if (kept) keptDirs.push(kept);
+      }
+      // Scopes where the agent reads MCP servers but no hooks (Kimi Code's project): the MCP phase only.
+      for (const scope of driver.mcpOnlyScopes) {
+        const root = join(runRoot, `${driver.id}-${scope}`);
+        const started = performance.now();
+        const row = `${driver.id}/${scope}`;
+        const failed = await runMcp(driver, installed[driver.id]!, scope, state, report, root);
+        report.row({ row, version: driver.version, seconds: (performance.now() - started) / 1000 });
+        if (failed || options.keep) keptDirs.push(root);
+        else rmSync(root, { recursive: true, force: true });
       }
     }
   };
@@ -349,6 +365,10 @@ async function runRow(
   };
 
   try {
+    if (options.mcpOnly) {
+      await runMcp(driver, installed, scope, state, report, join(layout.root, "mcp"), timeoutMs);
+      return failuresBefore() > 0 || options.keep ? layout.root : undefined;
+    }
     await driver.prepare(layout, model.url, scope);
     const hooks = readHooks(layout.kanonHome);
     const rendered = hooks.filter((h) => targets(h, driver.id) && !driver.omittedEvents.includes(h.event));
@@ -422,6 +442,7 @@ async function runRow(
     }
 
     report.add(row, "hygiene", ...hygieneCheck([lifecycle, block]));
+    await runMcp(driver, installed, scope, state, report, join(layout.root, "mcp"), timeoutMs);
   } catch (error) {
     report.add(
       row,
@@ -436,6 +457,40 @@ async function runRow(
   if (failuresBefore() > 0 || options.keep) return layout.root;
   rmSync(layout.root, { recursive: true, force: true });
   return undefined;
+}
+
+/** The MCP phase of one agent and scope (conformance/mcp/phase.ts); true when a check failed. */
+async function runMcp(
+  driver: AgentDriver,
+  installed: Installed,
+  scope: Scope,
+  state: RunState,
+  report: Report,
+  root: string,
+  timeoutMs = state.options.runTimeoutMs ?? driver.timeoutMs,
+): Promise<boolean> {
+  const row = `${driver.id}/${scope}`;
+  try {
+    const { checks } = await mcpPhase({
+      driver,
+      installed,
+      scope,
+      root,
+      repoRoot: state.paths.repoRoot,
+      kanonCli: state.options.kanon,
+      timeoutMs,
+    });
+    for (const c of checks) report.add(row, c.id, c.status, c.detail);
+    return checks.some((c) => c.status === "fail");
+  } catch (error) {
+    report.add(
+      row,
+      "mcp-render",
+      "fail",
+      `MCP phase error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    return true;
+  }
 }
 
 function targets(hook: NeutralHook, agent: string): boolean {

@@ -7,13 +7,13 @@ import { resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
+import type { McpDecision } from "../core/mcp.js";
 import { renderAll } from "../core/render.js";
-import { substituteSecrets, usesSecrets } from "../core/secrets.js";
+import { type MissingSecret, substituteSecrets, usesSecrets } from "../core/secrets.js";
 import { type Plan, planChanges } from "../destination/plan.js";
 import { readSecretStore, secretStorePath } from "../destination/secrets.js";
 import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
 import type { MachineInput } from "../import/machine.js";
-import type { KanonConfig } from "../model/config.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
@@ -137,7 +137,7 @@ export async function loadRendered(
   const warnings = [
     ...v.validation.warnings,
     ...hookWarnings(v.validation.decisions, v.agents),
-    ...serverWarnings(v.validation.omittedServers, v.agents),
+    ...serverWarnings(v.validation.mcp, v.agents),
     ...agentHomes(
       v.agents.map((a) => a.manifest),
       io.env,
@@ -148,16 +148,22 @@ export async function loadRendered(
   // Providers that no selected agent renders are neither fetched nor read.
   const wanted = (targets: string[] | undefined) =>
     v.agents.some((a) => targetsAgent(targets, a.manifest.id));
-  const { config, secrets } = options.references
-    ? { config: v.loaded.config, secrets: new Map<string, string>() }
-    : withSecrets(v.loaded.config, v.agents, io);
-  const source = await loadSource(config, v.paths, {
+  const { mcp, secrets } = options.references
+    ? { mcp: [...v.validation.mcp], secrets: new Map<string, string>() }
+    : withSecrets(v.validation.mcp, v.agents, io);
+  const source = await loadSource(v.loaded.config, v.paths, {
     lock: v.lock,
     env: io.env,
     wanted,
     ...progressOf(io),
   });
-  const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });
+  const files = renderAll({
+    source,
+    scope: v.scope,
+    agents: v.agents,
+    decisions: v.validation.decisions,
+    mcp,
+  });
   if (secrets.size > 0) {
     const modes = privateModes(files, secrets);
     warn(io, modes);
@@ -167,40 +173,43 @@ export async function loadRendered(
 }
 
 /**
- * kanon.yaml with the secret store's values in place of `${secret:NAME}`, in the servers the selected
- * agents render. A secret this machine does not have stops the command before anything is written:
- * no agent file ever gets a placeholder.
+ * The MCP decisions with the secret store's values in place of `${secret:NAME}`, in the servers the
+ * selected agents render. A secret this machine does not have stops the command before anything is
+ * written: no agent file ever gets a placeholder.
  */
 function withSecrets(
-  config: KanonConfig,
+  decisions: readonly McpDecision[],
   agents: readonly Agent[],
   io: Io,
-): { config: KanonConfig; secrets: Map<string, string> } {
-  const rendered = Object.fromEntries(
-    Object.entries(config.mcp.servers).filter(
-      ([, s]) => s.enabled !== false && agents.some((a) => targetsAgent(s.targets, a.manifest.id)),
-    ),
-  );
-  if (!usesSecrets(rendered)) return { config, secrets: new Map() };
+): { mcp: McpDecision[]; secrets: Map<string, string> } {
+  const ids = new Set(agents.map((a) => a.manifest.id));
+  const rendered = (d: McpDecision) => d.render !== undefined && ids.has(d.agent);
+  if (!usesSecrets(decisions.filter(rendered).map((d) => d.render)))
+    return { mcp: [...decisions], secrets: new Map() };
   const store = readSecretStore(secretStorePath(io.env, io.userHome));
   warn(io, store.warnings);
-  const r = substituteSecrets(rendered, (name) =>
-    Object.hasOwn(store.secrets, name) ? store.secrets[name] : undefined,
-  );
-  if (r.missing.length > 0)
+  const lookup = (name: string) => (Object.hasOwn(store.secrets, name) ? store.secrets[name] : undefined);
+  const secrets = new Map<string, string>();
+  const missing: MissingSecret[] = [];
+  const mcp = decisions.map((d) => {
+    if (!rendered(d)) return d;
+    const r = substituteSecrets({ [d.server]: d.render! }, lookup);
+    for (const [name, value] of r.used) secrets.set(name, value);
+    for (const m of r.missing)
+      if (!missing.some((x) => x.name === m.name && x.server === m.server)) missing.push(m);
+    return { ...d, render: r.servers[d.server]! };
+  });
+  if (missing.length > 0)
     throw new KanonError(
-      r.missing
+      missing
         .map(
           (m) =>
             `secret ${m.name} is not set on this machine (mcp server ${JSON.stringify(m.server)} uses it): set it with "kanon secret set ${m.name}"; nothing was written`,
         )
         .join("\n"),
     );
-  noteSecrets(io, r.used);
-  return {
-    config: { ...config, mcp: { servers: { ...config.mcp.servers, ...r.servers } } },
-    secrets: r.used,
-  };
+  noteSecrets(io, secrets);
+  return { mcp, secrets };
 }
 
 /**

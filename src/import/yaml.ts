@@ -43,6 +43,7 @@ const SERVER_FIELDS = [
   "opencode_enabled",
   "targets",
   "enabled",
+  "resolve_env",
   "overrides",
 ] as const;
 /** kanon.yaml's order: the handler fields of every type (command, args, …, url, …) in the vocabulary's. */

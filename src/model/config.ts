@@ -66,6 +66,8 @@ export interface McpServer {
   opencode_enabled?: boolean;
   targets?: string[];
   enabled?: boolean;
+  /** Resolve, at apply, the references an agent cannot expand (core/mcp.ts). */
+  resolve_env?: boolean;
   /**
    * Per agent: the fields that differ for that agent (each replaces the server's field of that name),
    * and `unset`, fields the agent does not get. One server, its one name in every agent's file.
@@ -73,13 +75,27 @@ export interface McpServer {
   overrides?: Record<string, McpOverride>;
 }
 
-/** The server fields one agent gets differently; `targets`, `enabled` and `overrides` stay the server's. */
-export type McpOverride = Omit<McpServer, "targets" | "enabled" | "overrides"> & {
+/**
+ * A server's env with each `env_vars` name forwarded as `NAME: ${NAME}` (an entry of that name in env
+ * wins): for agents that expand references in env but do not pass every variable on (Gemini CLI
+ * redacts secret-like names from the environment a server inherits).
+ */
+export function withForwarded(s: McpServer): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of s.env_vars ?? []) env[name] = `\${${name}}`;
+  return { ...env, ...s.env };
+}
+
+/** Fields that stay the server's in every agent: which agents get it, whether at all, and how. */
+type ServerWide = "targets" | "enabled" | "resolve_env" | "overrides";
+
+/** The server fields one agent gets differently. */
+export type McpOverride = Omit<McpServer, ServerWide> & {
   unset?: McpOverridable[];
 };
 
 /** The fields an override may set or unset. */
-export type McpOverridable = keyof Omit<McpServer, "targets" | "enabled" | "overrides">;
+export type McpOverridable = keyof Omit<McpServer, ServerWide>;
 
 export interface HookEntry {
   name: string;

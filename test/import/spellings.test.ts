@@ -40,17 +40,19 @@ async function render(
 ): Promise<TargetFile[] | null> {
   const paths = resolvePaths({ home }, env, scope.userHome, base);
   const loaded = await loadConfig(paths, AGENT_IDS);
-  const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, env);
-  if (validation.errors.length > 0) return null;
+  // The values in place of the references before validation: what each agent gets is decided there.
   const sub = substituteSecrets(loaded.config.mcp.servers, (n) => secrets[n]);
   expect(sub.missing).toEqual([]);
   const config = { ...loaded.config, mcp: { servers: sub.servers } };
+  const validation = await validateConfig(config, paths, AGENTS, scope.kind, env);
+  if (validation.errors.length > 0) return null;
   const source = await loadSource(config, paths, { lock: null, env });
   return renderAll({
     source,
     scope,
     agents: selectAgents("all", loaded.config.agents),
     decisions: validation.decisions,
+    mcp: validation.mcp,
   });
 }
 
