@@ -3,14 +3,16 @@
  * → load the lock → load the source → render → plan. Each command takes as much of it as it needs.
  */
 import { realpathSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { agentHomes } from "../core/homes.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import type { McpDecision } from "../core/mcp.js";
+import { declaredMerges } from "../core/merges.js";
 import { renderAll } from "../core/render.js";
 import { type MissingSecret, substituteSecrets, usesSecrets } from "../core/secrets.js";
 import { type Plan, planChanges } from "../destination/plan.js";
+import { undeclaredMerge } from "../destination/record.js";
 import { readSecretStore, secretStorePath } from "../destination/secrets.js";
 import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
 import type { MachineInput } from "../import/machine.js";
@@ -19,6 +21,7 @@ import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
+import { locator } from "../source/decode.js";
 import { assertSettledHome } from "../source/home-state.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
@@ -92,15 +95,14 @@ export async function loadValidated(
   assertSettledHome(paths.home);
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
-  // Each message names its value by a mark; kanon.yaml is parsed for positions (which costs time)
-  // only when there are messages, and the marks are replaced with `kanon.yaml:LINE:COL`.
+  // Each message names its value by a mark; positions are looked up only when there are messages,
+  // and the marks are replaced with `kanon.yaml:LINE:COL`.
   const marked: (readonly (string | number)[])[] = [];
   const mark: Locate = (path) => `\u0000${marked.push(path) - 1}\u0000`;
   const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
   const rendered = new Set(agents.map((a) => a.manifest.id));
   let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark, rendered);
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
-    const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
     const place = (m: string) =>
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the marks are NULs, which no message holds otherwise
@@ -251,8 +253,23 @@ export function stateDirOf(scope: Scope, io: Io): string {
   return rootStateDir(stateBase(io.env, io.userHome), rootOf(scope));
 }
 
+/**
+ * The record of a scope's root. One whose co-owned entries merge what no manifest declares (another
+ * key, another kind of merge: a record edited by hand) is unusable, as a malformed one is: kanon
+ * decides what it takes out of a file the user shares by the manifests, never by the record alone.
+ */
 export function recordOf(scope: Scope, io: Io): LoadedRecord {
-  const loaded = loadRootState(stateBase(io.env, io.userHome), rootOf(scope));
+  let loaded = loadRootState(stateBase(io.env, io.userHome), rootOf(scope), io.fs);
+  const why = loaded.record && undeclaredMerge(loaded.record, declaredMerges(AGENTS));
+  if (why) {
+    const path = join(loaded.dir, "record.json");
+    loaded = {
+      ...loaded,
+      record: null,
+      interrupted: [],
+      warnings: [`the kanon record ${path} is unusable: ${why}; treating this machine as new`],
+    };
+  }
   warn(io, loaded.warnings);
   return loaded;
 }
@@ -268,6 +285,7 @@ export async function loadPlan(
     root: rootOf(r.scope),
     agents: r.agents.map((a) => a.manifest.id),
     interrupted: record.interrupted,
+    ...(io.fs ? { fs: io.fs } : {}),
   });
   warn(io, plan.warnings);
   return { ...r, plan, record, warnings: [...r.warnings, ...record.warnings, ...plan.warnings] };

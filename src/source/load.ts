@@ -95,7 +95,7 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
   }
   const conflict = conflictMarkerLine(text);
   if (conflict !== null) throw conflictError(`${label}:${conflict}`);
-  const decoded = await decodeYaml(text, label, configSchema(agentIds));
+  const decoded = decodeYaml(text, label, configSchema(agentIds));
   if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
   return {
     paths,

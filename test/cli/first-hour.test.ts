@@ -130,7 +130,7 @@ describe("the five-agent machine", () => {
       expect(existsSync(join(b.home, f)), f).toBe(false);
 
     // From stdin; never echoed.
-    const set = b.run(["secret", "set", "GITHUB_PERSONAL_ACCESS_TOKEN"], { input: `${TOKEN}\n` });
+    const set = await b.run(["secret", "set", "GITHUB_PERSONAL_ACCESS_TOKEN"], { input: `${TOKEN}\n` });
     expect(set.status).toBe(0);
     expect(set.stdout + set.stderr).not.toContain(TOKEN);
     // The diff shows kanon.yaml's reference where the value goes.
@@ -234,7 +234,7 @@ describe("apply into a project", () => {
       join(homeA, "kanon.yaml"),
       "version: 1\nmcp:\n  servers:\n    github:\n      command: gh-mcp\n      env: { GITHUB_TOKEN: '${secret:GITHUB_TOKEN}' }\n      targets: [claude]\n",
     );
-    a.run(["secret", "set", "GITHUB_TOKEN"], { input: TOKEN });
+    await a.run(["secret", "set", "GITHUB_TOKEN"], { input: TOKEN });
     const r = await ka("--project", project, "apply", "--yes");
     expect(r.status).toBe(0);
     expect(r.stderr).toContain(
@@ -242,13 +242,13 @@ describe("apply into a project", () => {
     );
     expect(mode(join(project, ".mcp.json"))).toBe(0o600);
     git(a, project, "add", ".mcp.json");
-    a.run(["secret", "set", "GITHUB_TOKEN"], { input: `${TOKEN}x` });
+    await a.run(["secret", "set", "GITHUB_TOKEN"], { input: `${TOKEN}x` });
     expect((await ka("--project", project, "apply", "--yes")).stderr).toContain(
       "warning: .mcp.json will hold the secret GITHUB_TOKEN and git tracks it: the next commit there would publish it",
     );
     git(a, project, "rm", "--cached", "--force", "--quiet", ".mcp.json");
     writeFileSync(join(project, ".gitignore"), ".mcp.json\n");
-    a.run(["secret", "set", "GITHUB_TOKEN"], { input: TOKEN });
+    await a.run(["secret", "set", "GITHUB_TOKEN"], { input: TOKEN });
     expect((await ka("--project", project, "apply", "--yes")).stderr).not.toContain(".mcp.json will hold");
   });
 });
@@ -402,7 +402,7 @@ describe("the smaller items", () => {
   });
 
   it("import names the user's plugins in OpenCode's plugin/ and plugins/ folders", async () => {
-    a.run(["--home", homeA, "import"]);
+    await a.run(["--home", homeA, "import"]);
     mkdirSync(join(a.home, ".config/opencode/plugins"));
     writeFileSync(join(a.home, ".config/opencode/plugins/mine.ts"), "export const M = async () => ({})\n");
     const r = await ka("import");
