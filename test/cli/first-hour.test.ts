@@ -281,8 +281,19 @@ describe("a home in the middle of a merge or rebase is never applied", () => {
     expect(status.stderr).toContain(line);
     expect(snapshot(b.home)).toEqual(before);
 
-    // Conflict markers left in a committed file are refused too, naming the file and line.
+    // The same pull as a merge: the merge is named, and how to finish or abort it.
     git(b, homeB, "rebase", "--abort");
+    expect(
+      spawnSync("git", ["merge", "--quiet", "@{u}"], { cwd: homeB, env: sandboxEnv(b.home) }).status,
+    ).not.toBe(0);
+    expect(await kb("apply", "--yes")).toMatchObject({
+      status: 1,
+      stderr: `the Kanon home ${homeB} is in the middle of a merge: resolve the conflicts and git -C ${homeB} commit, or git -C ${homeB} merge --abort, then run kanon again; nothing was written\n`,
+    });
+    expect(snapshot(b.home)).toEqual(before);
+
+    // Conflict markers left in a committed file are refused too, naming the file and line.
+    git(b, homeB, "merge", "--abort");
     writeFileSync(
       join(homeB, "instructions/shared.md"),
       "# a\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> abc\n",

@@ -73,6 +73,8 @@ function readAll(stdin: NodeJS.ReadStream): Promise<string> {
 /** One line typed on the terminal with echo off; ctrl+c or ctrl+d stores nothing. */
 function hiddenPrompt(io: Io, question: string): Promise<string> {
   const stdin = io.stdin;
+  // Echo goes off before the question shows: what is typed (or pasted) right after it never echoes.
+  stdin.setRawMode?.(true);
   io.stderr.write(question);
   return new Promise((resolve, reject) => {
     let value = "";
@@ -92,7 +94,6 @@ function hiddenPrompt(io: Io, question: string): Promise<string> {
         else if (ch >= " ") value += ch;
       }
     };
-    stdin.setRawMode?.(true);
     stdin.on("data", onData);
     stdin.resume();
   });
