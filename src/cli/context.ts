@@ -1,6 +1,12 @@
-/** What every command receives: global flags, environment and the output streams. */
+/**
+ * What every command receives: global flags, environment and the output streams; and the printing
+ * boundary: `out`, `err`, `warn` and progress make every character that would act on the terminal
+ * visible (model/visible.ts), so what kanon shows is what it read and writes. Only output that was
+ * made visible piece by piece before kanon coloured it (diffs) goes out as it is (`outPainted`).
+ */
 import type { Writable } from "node:stream";
 import type { DestinationFs } from "../destination/fs.js";
+import { visible, visibleBytes } from "../model/visible.js";
 
 export interface GlobalFlags {
   home?: string;
@@ -33,8 +39,12 @@ export function noteSecrets(io: Io, used: ReadonlyMap<string, string>): void {
   secretsOf.set(io.stdout, known);
 }
 
-/** `text` with each secret value noted for this output shown as the reference kanon.yaml has. */
-export function maskSecrets(io: Io, text: string): string {
+/**
+ * `text` with each secret value noted for this output shown as the reference kanon.yaml has: a
+ * safety net behind the masking of co-owned files' lines (core/secrets.ts maskSecrets), for a value
+ * that does not look like a secret where it stands.
+ */
+export function references(io: Io, text: string): string {
   const secrets = secretsOf.get(io.stdout);
   if (!secrets) return text;
   let s = text;
@@ -42,13 +52,33 @@ export function maskSecrets(io: Io, text: string): string {
   return s;
 }
 
+/** references() on bytes, which are passed on as they are when they hold no noted value. */
+function referenceBytes(io: Io, bytes: Uint8Array): Uint8Array {
+  const secrets = secretsOf.get(io.stdout);
+  if (!secrets) return bytes;
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (![...secrets.values()].some((v) => b.includes(v))) return bytes;
+  // Latin-1 maps each byte to one character and back: bytes that are not UTF-8 survive.
+  let s = b.toString("latin1");
+  for (const [name, value] of secrets)
+    s = s.split(Buffer.from(value).toString("latin1")).join(`\${secret:${name}}`);
+  return Buffer.from(s, "latin1");
+}
+
 export function out(io: Io, text: string | Uint8Array): void {
-  if (!secretsOf.has(io.stdout)) {
-    io.stdout.write(text);
-    return;
-  }
-  // A diff of a file holding a secret shows the reference kanon.yaml has, not the value.
-  io.stdout.write(maskSecrets(io, typeof text === "string" ? text : Buffer.from(text).toString("utf8")));
+  io.stdout.write(
+    typeof text === "string" ? visible(references(io, text)) : visibleBytes(referenceBytes(io, text)),
+  );
+}
+
+/** Output whose every part from outside kanon went through `visible` before kanon painted it. */
+export function outPainted(io: Io, text: string | Uint8Array): void {
+  io.stdout.write(typeof text === "string" ? references(io, text) : referenceBytes(io, text));
+}
+
+/** A line (or lines) on stderr, made visible. */
+export function err(io: Io, text: string): void {
+  io.stderr.write(visible(text));
 }
 
 /** Warnings already printed in this run, per Io: a command that loads the source twice (update) says each once. */
@@ -62,7 +92,7 @@ export function warn(io: Io, messages: readonly string[]): void {
   for (const m of messages) {
     if (seen.has(m)) continue;
     seen.add(m);
-    lines += `warning: ${m}\n`;
+    lines += `warning: ${visible(m)}\n`;
   }
   if (lines) io.stderr.write(lines);
 }
@@ -71,7 +101,7 @@ export const isTerminal = (stream: Io["stdout"]): boolean => (stream as NodeJS.W
 
 /** Progress lines for work that can take seconds: on a terminal only, never in pipes or CI logs. */
 export function progressOf(io: Io): { progress?: (line: string) => void } {
-  return isTerminal(io.stderr) ? { progress: (line: string) => io.stderr.write(`${line}\n`) } : {};
+  return isTerminal(io.stderr) ? { progress: (line: string) => err(io, `${line}\n`) } : {};
 }
 
 /** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */

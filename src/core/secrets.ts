@@ -1,8 +1,9 @@
 /**
  * What looks like a plaintext secret, and what never is: one set of rules for import (which moves
  * such values into the machine's secret store), `kanon push` (which refuses to send one) and apply
- * (which keeps the files holding one private). References are never secrets: `${VAR}`, `{env:VAR}`,
- * `$VAR`, `op://…`, and kanon's own `${secret:NAME}`, which names a value in the secret store.
+ * (which keeps the files holding one private), and the masking of every co-owned file's lines that
+ * diff, render, `--json` and the UI show (maskSecrets). References are never secrets: `${VAR}`,
+ * `{env:VAR}`, `$VAR`, `op://…`, and kanon's own `${secret:NAME}`, which names a value in the secret store.
  */
 
 /** kanon.yaml's reference to a value in this machine's secret store: `${secret:GITHUB_TOKEN}`. */
@@ -140,4 +141,75 @@ export function substituteSecrets<S extends object>(
 /** Whether any string of `value` names a secret (a home without one never reads the store). */
 export function usesSecrets(value: unknown): boolean {
   return JSON.stringify(value).includes("${secret:");
+}
+
+// Masking: what diff, render and the UI show of a co-owned file's lines.
+
+/** Token shapes masked wherever they stand in a co-owned file's line, whatever their key. */
+const TOKEN_SHAPE =
+  /^(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza[0-9A-Za-z_-]{20}|(?:bearer|token|basic) \S)/i;
+
+/** Whether a value is kept as it is by masking: empty, or a reference (never a secret itself). */
+const notSecret = (value: string) => value === "" || isReference(value);
+
+/** What a masked value shows: the same secret always shows the same few hex digits, so a change is seen. */
+function mask(value: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193) >>> 0;
+  return `<secret ${(h & 0xffff).toString(16).padStart(4, "0")}>`;
+}
+
+/** Keys whose values name variables rather than hold them (`env_vars = ["API_TOKEN"]`, `bearer_token_env_var`). */
+const NAMES_VARIABLE = /(?:^|_)env_vars?$|^env_(?:http_)?headers$/i;
+
+/** A quoted string in JSON or TOML (`"…"` with escapes, or TOML's literal `'…'`). */
+const QUOTED = String.raw`"(?:[^"\\]|\\.)*"|'[^']*'`;
+/** `key: "value"` (JSON) or `key = "value"` (TOML, bare, quoted or dotted key). */
+const MASK_PAIR = new RegExp(String.raw`(${QUOTED}|[A-Za-z0-9_.-]+)(\s*[:=]\s*)(${QUOTED})`, "g");
+const STRING = new RegExp(QUOTED, "g");
+/** Credentials inside a URL: `user:password@` and query values of secret-looking parameters. */
+const URL_USERINFO = /(:\/\/[^/\s:@"']+:)([^@\s"'/]+)(@)/g;
+const URL_QUERY =
+  /([?&#][A-Za-z0-9_.-]*(?:token|key|secret|password|passwd|pwd|auth|sig|signature|code)[A-Za-z0-9_.-]*=)([^&#\s"']+)/gi;
+
+/**
+ * What every line with a secret in it holds (a key word, a token's first characters, a URL's
+ * credentials): the lines without (nearly all of a large settings file) are passed over by one test.
+ */
+const SUSPECT =
+  /secret|pass(?:word|phrase|wd)|pwd|private_key|credential|api[_-]?key|authorization|cookie|token|sk-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|bearer |basic |:\/\/[^\s"'/]*@|[?&#][^=\s"']*(?:key|sig|code|auth)/i;
+
+const unquote = (q: string) => q.slice(1, -1);
+/** A TOML dotted key's last part (`mcp_servers.github.env.GITHUB_TOKEN` → `GITHUB_TOKEN`). */
+const lastKeyPart = (key: string) => key.split(".").filter(Boolean).pop() ?? key;
+
+/**
+ * One line of a co-owned file (JSON, JSONC or TOML) with every secret value replaced by
+ * `<secret xxxx>`: a value whose key looks secret, a string shaped like a token, and credentials in
+ * a URL. Everything else — keys, layout, references — stays, so the line still reads as it is on disk.
+ */
+export function maskSecrets(line: string): string {
+  if (!SUSPECT.test(line) || !/['"]/.test(line)) return line;
+  let out = line.replace(MASK_PAIR, (whole, rawKey: string, sep: string, quoted: string) => {
+    const key = /^["']/.test(rawKey) ? unquote(rawKey) : lastKeyPart(rawKey);
+    const value = unquote(quoted);
+    if (notSecret(value) || NAMES_VARIABLE.test(key) || /_env_var$/i.test(key)) return whole;
+    if (!secretKey(key) && !TOKEN_SHAPE.test(value)) return whole;
+    return `${rawKey}${sep}${quoted[0]}${mask(value)}${quoted[0]}`;
+  });
+  // Token-shaped strings outside a key/value pair (`args = ["--token", "ghp_…"]`).
+  out = out.replace(STRING, (quoted) => {
+    const value = unquote(quoted);
+    return !notSecret(value) && TOKEN_SHAPE.test(value) ? `${quoted[0]}${mask(value)}${quoted[0]}` : quoted;
+  });
+  return out
+    .replace(URL_USERINFO, (_, a: string, secret: string, b: string) => `${a}${mask(secret)}${b}`)
+    .replace(URL_QUERY, (whole, a: string, secret: string) =>
+      notSecret(secret) ? whole : `${a}${mask(secret)}`,
+    );
+}
+
+/** maskSecrets on every line of a text. */
+export function maskSecretLines(text: string): string {
+  return SUSPECT.test(text) ? text.split("\n").map(maskSecrets).join("\n") : text;
 }

@@ -8,20 +8,10 @@
  * Written atomically (a temporary file beside it, created 0600, then renamed). A store that is
  * group- or world-readable is made private again with a warning the next time kanon writes it.
  */
-import {
-  chmodSync,
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { isPlainObject } from "../formats/values.js";
+import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
 import { stateBase } from "./state.js";
@@ -55,10 +45,12 @@ export function readSecretStore(path: string): SecretStore {
   let text: string;
   let mode: number;
   try {
-    mode = statSync(path).mode & 0o777;
-    text = readFileSync(path, "utf8");
+    const file = readBounded(path, { limit: READ_LIMIT.state });
+    mode = file.mode;
+    text = file.bytes.toString("utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { path, secrets: {}, warnings: [] };
+    if (e instanceof ReadRefused) throw e;
     throw new KanonError(`read ${path}: ${osErrorText(e)}`);
   }
   let doc: unknown;

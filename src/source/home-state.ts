@@ -3,8 +3,9 @@
  * nothing renders from it until git is done. Found from the files git keeps in the repository (a few
  * stats, no git process), so that every diff can afford the check.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { readBounded } from "../model/bounded-read.js";
 import { KanonError } from "../model/types.js";
 
 /** The home is mid-operation: render, diff, apply and the rest say so and stop. */
@@ -23,7 +24,7 @@ function gitDir(home: string): string | null {
   if (!st) return null;
   if (st.isDirectory()) return dotGit;
   try {
-    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    const m = /^gitdir: (.+)$/m.exec(readBounded(dotGit, { limit: 4096 }).bytes.toString("utf8"));
     if (!m) return null;
     const dir = m[1]!.trim();
     return isAbsolute(dir) ? dir : resolve(home, dir);

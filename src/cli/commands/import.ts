@@ -1,5 +1,5 @@
 /** `kanon import` (alias `add`): the machine's agent settings → a Kanon home (reference §1.3.8, §5.8). */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_IDS } from "../../agents/index.js";
 import { secretRefs } from "../../core/secrets.js";
@@ -12,9 +12,10 @@ import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { homeChange } from "../../import/plan.js";
 import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
+import { READ_LIMIT, readBounded } from "../../model/bounded-read.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
-import { type GlobalFlags, type Io, isTerminal, out, readLine, warn } from "../context.js";
+import { err, type GlobalFlags, type Io, isTerminal, out, readLine, warn } from "../context.js";
 import { machineOf, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 
 export interface ImportFlags extends MachineFlags {
@@ -40,7 +41,8 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   if (foundNothing(imported)) {
     const scope = scopeOf(flags, io);
     const where = scope.kind === "project" ? `in ${scope.dir}` : "on this machine";
-    io.stderr.write(
+    err(
+      io,
       `Nothing to import: no instructions, skills, MCP servers or hooks of ${readAgents(flags)} were found ${where}${opts.write ? "; nothing was written" : ""}.\n`,
     );
     if (opts.write) return;
@@ -153,7 +155,7 @@ async function mergeCommand(
   }
 
   // The bytes merged into: kanon.yaml is written only if it still holds them (checked at the rename).
-  const original = readFileSync(paths.config);
+  const original = readBounded(paths.config, { limit: READ_LIMIT.home }).bytes;
   const merged = mergeConfigYaml({
     text: original.toString("utf8"),
     existing,
@@ -162,7 +164,7 @@ async function mergeCommand(
     skills: home.skills,
     force,
   });
-  for (const c of [...conflicts, ...merged.conflicts]) io.stderr.write(`conflict: ${c}\n`);
+  for (const c of [...conflicts, ...merged.conflicts]) err(io, `conflict: ${c}\n`);
   if (!opts.write) {
     out(io, merged.text);
     return;
@@ -221,7 +223,7 @@ function newFile(path: string, content: Uint8Array, mode: number, before?: Buffe
   return homeChange({
     path,
     action: st ? "update" : "create",
-    before: before ?? (st?.isFile() ? readFileSync(path) : null),
+    before: before ?? (st?.isFile() ? readBounded(path, { limit: READ_LIMIT.home }).bytes : null),
     after: content,
     mode,
     beforeMode: st ? st.mode & 0o7777 : null,

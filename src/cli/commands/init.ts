@@ -1,8 +1,8 @@
 /** `kanon init`: scaffold a new Kanon home (the Go original's starter files, plus comments and a first commit). */
-import { copyFileSync } from "node:fs";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { stateBase } from "../../destination/state.js";
+import { READ_LIMIT, ReadRefused, readBounded } from "../../model/bounded-read.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
@@ -99,12 +99,20 @@ async function saveReplaced(home: string, io: Io): Promise<string> {
   let lines = "";
   for (const [rel, text] of starter) {
     const path = join(home, rel);
-    const current = await readFile(path, "utf8").catch(() => null);
-    if (current === null || current === text) continue;
+    let current: Buffer;
+    try {
+      current = readBounded(path, { limit: READ_LIMIT.home }).bytes;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw new KanonError(
+        `cannot save ${path} before replacing it: ${e instanceof ReadRefused ? e.reason : osErrorText(e)}; nothing was replaced`,
+      );
+    }
+    if (current.equals(Buffer.from(text))) continue;
     const backup = join(dir, rel);
     try {
       await mkdir(join(backup, ".."), { recursive: true, mode: 0o700 });
-      copyFileSync(path, backup);
+      await writeFile(backup, current, { mode: 0o600, flag: "wx" });
     } catch (e) {
       throw new KanonError(
         `cannot save ${path} before replacing it: ${osErrorText(e)}; nothing was replaced`,

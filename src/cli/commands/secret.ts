@@ -10,7 +10,7 @@ import {
   writeSecretStore,
 } from "../../destination/secrets.js";
 import { KanonError } from "../../model/types.js";
-import { type Io, out, warn } from "../context.js";
+import { err, type Io, out, warn } from "../context.js";
 
 const storeOf = (io: Io) => {
   const store = readSecretStore(secretStorePath(io.env, io.userHome));
@@ -75,14 +75,14 @@ function hiddenPrompt(io: Io, question: string): Promise<string> {
   const stdin = io.stdin;
   // Echo goes off before the question shows: what is typed (or pasted) right after it never echoes.
   stdin.setRawMode?.(true);
-  io.stderr.write(question);
+  err(io, question);
   return new Promise((resolve, reject) => {
     let value = "";
     const done = (error?: KanonError) => {
       stdin.off("data", onData);
       stdin.setRawMode?.(false);
       stdin.pause();
-      io.stderr.write("\n");
+      err(io, "\n");
       if (error) reject(error);
       else resolve(value);
     };

@@ -7,7 +7,7 @@ import { osErrorText } from "../../model/fs-errors.js";
 import type { GatedHook } from "../../model/manifest.js";
 import { UnsettledHomeError } from "../../source/home-state.js";
 import { ConfigMissingError } from "../../source/load.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { err, type GlobalFlags, type Io, out, warn } from "../context.js";
 import { driftReason } from "../diff-text.js";
 import { type BranchState, branchState } from "../home-git.js";
 import { loadPlan, pathsOf, type Rendered } from "../pipeline.js";
@@ -92,15 +92,16 @@ export async function statusCommand(
     );
     return code;
   }
-  if ("error" in git) io.stderr.write(`Git status unavailable: ${git.error}\n`);
+  if ("error" in git) err(io, `Git status unavailable: ${git.error}\n`);
   else {
     out(io, `${branchLine(git)}\n`);
     if (git.changes.length === 0) out(io, "Git status: clean\n");
     else out(io, `Uncommitted changes in the home:\n${git.changes.join("\n")}\n`);
   }
-  if (unsettled) io.stderr.write(`${unsettled}\n`);
+  if (unsettled) err(io, `${unsettled}\n`);
   if (missing)
-    io.stderr.write(
+    err(
+      io,
       `No Kanon home: ${missing} does not exist (kanon init creates one; kanon init <repo> clones yours)\n`,
     );
   if (!plan) return code;

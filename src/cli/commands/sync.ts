@@ -8,8 +8,9 @@ import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { assertSettledHome } from "../../source/home-state.js";
-import { type GlobalFlags, type Io, isTerminal, out } from "../context.js";
-import { branchState, git, gitReason } from "../home-git.js";
+import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
+import { branchState, git, gitReason, remoteUrls } from "../home-git.js";
+import { homeHeadLog } from "../hook-review.js";
 import { pathsOf } from "../pipeline.js";
 import { pushRefusal, secretsToPush } from "../push-guard.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
@@ -60,7 +61,7 @@ export async function cloneCommand(
   try {
     const dest = join(tmp, "home");
     const progress = isTerminal(io.stderr);
-    if (progress) io.stderr.write(`Cloning ${shown}…\n`);
+    if (progress) err(io, `Cloning ${shown}…\n`);
     const branch = opts.branch ? ["--branch", opts.branch] : [];
     const r = await git(
       ["clone", ...(progress ? ["--progress"] : ["--quiet"]), ...branch, "--", repo, dest],
@@ -125,7 +126,8 @@ async function gitHome(flags: GlobalFlags, io: Io): Promise<string> {
 async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: string[] = []): Promise<void> {
   const home = await gitHome(flags, io);
   const progress = isTerminal(io.stderr) ? ["--progress"] : [];
-  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true });
+  const secretUrls = await remoteUrls(home, io);
+  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true, secretUrls });
   if (r.failure) throw new KanonError(`git [${args.join(" ")}]: ${r.failure}`);
 }
 
@@ -164,10 +166,13 @@ export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: 
         ? ""
         : ` (${b.behind} commit(s) behind ${b.upstream} as of the last fetch, which a real update pulls first)`;
     out(io, `Dry run: not pulling; what apply would change with the home as it is now${behind}:\n`);
-  } else {
-    // A home mid-merge or mid-rebase says so (git's own pull error would not say what to do).
-    assertSettledHome(pathsOf(flags, io).home);
-    await pullCommand(flags, io);
+    await applyCommand(flags, opts, io);
+    return;
   }
-  await applyCommand(flags, opts, io);
+  // A home mid-merge or mid-rebase says so (git's own pull error would not say what to do).
+  const home = pathsOf(flags, io).home;
+  assertSettledHome(home);
+  const pulledFrom = homeHeadLog(home)?.head ?? null;
+  await pullCommand(flags, io);
+  await applyCommand(flags, { ...opts, pulledFrom }, io);
 }

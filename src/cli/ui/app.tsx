@@ -8,7 +8,7 @@ import ansiEscapes from "ansi-escapes";
 import { type Key as InkKey, render, useApp, useInput, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
 import type { MachineFlags } from "../../import/machine.js";
-import { type GlobalFlags, type Io, maskSecrets } from "../context.js";
+import { type GlobalFlags, type Io, references } from "../context.js";
 import { branchState, git } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
 import { secretsToPush } from "../push-guard.js";
@@ -148,7 +148,7 @@ export class Session {
       ? source
           .parts()
           .flatMap(paneLines)
-          .map((l) => ({ ...l, text: maskSecrets(this.io, l.text) }))
+          .map((l) => ({ ...l, text: references(this.io, l.text) }))
       : [];
     this.diffs.set(item.path, lines);
     return lines;
