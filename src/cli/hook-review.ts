@@ -11,7 +11,6 @@ import { lstatSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
 import { homePathsNamed, type Runnable, runnables } from "../core/runnable.js";
 import { maskSecrets } from "../core/secrets.js";
-import { unifiedHunks } from "../destination/unified-diff.js";
 import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import { instructionPath } from "../model/config.js";
 import type { Source } from "../model/source.js";
@@ -20,6 +19,7 @@ import { homeRead } from "../source/home-files.js";
 import { resolveHomePath } from "../source/load.js";
 import { type Io, isTerminal, out, readLine } from "./context.js";
 import { type Rendered, stateDirOf } from "./pipeline.js";
+import { unifiedHunks } from "./unified-diff.js";
 
 interface Reviewed {
   version: 1;
