@@ -159,7 +159,10 @@ export const COMMANDS: CommandSpec[] = [
     description: "Pull the source repository, then render and apply (remote to destination)",
     options: [
       YES,
-      { flags: "-n, --dry-run", description: "pull, then show what apply would change without writing" },
+      {
+        flags: "-n, --dry-run",
+        description: "show what apply would change with the home as it is, without pulling or writing",
+      },
       STAT,
       TRUST_HOOKS,
     ],

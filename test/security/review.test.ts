@@ -51,6 +51,10 @@ const reviewedFile = () => {
 };
 const REFUSED =
   "new or changed hook(s), MCP server(s) or outside read(s) came from elsewhere (listed above); nothing was written: check them (kanon diff), then run again with --trust-hooks, or in a terminal to be asked\n";
+/** update's refusal, before it pulls. */
+const NOT_PULLED =
+  "new or changed hook(s), MCP server(s), script(s) or outside read(s) came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked\n";
+const head = () => git(home, "rev-parse", "HEAD");
 
 beforeEach(() => {
   machine = sandbox();
@@ -98,10 +102,12 @@ describe("kanon update --yes", () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`  hook "welcome" for codex, claude: SessionStart: ${EVIL}\n`);
     expect(r.stdout).not.toContain('hook "fmt"');
-    expect(r.stderr).toContain(`1 ${REFUSED}`);
+    expect(r.stderr).toContain(`1 ${NOT_PULLED}`);
     expect(settingsText()).toBe(before);
-    // The pull happened: the next update asks again (nothing new since), and --trust-hooks applies.
+    // Nothing was pulled: the next update asks again, and --trust-hooks pulls and applies.
+    const at = head();
     expect((await k("update", "--yes")).status).toBe(1);
+    expect(head()).toBe(at);
     const trusted = await k("update", "--yes", "--trust-hooks");
     expect(trusted.status).toBe(0);
     expect(settingsText()).toContain(EVIL);
@@ -176,6 +182,7 @@ describe("kanon update --yes", () => {
     const moved = await machine.run(["--home", home, "update", "--yes"], { env });
     expect(moved.status).toBe(1);
     expect(moved.stdout).toContain("https://evil.example/mcp");
+    expect(moved.stderr).toContain(`1 ${NOT_PULLED}`);
   });
 
   it("a skill name that leaves the agent's folder is refused before anything is written", async () => {
@@ -213,10 +220,13 @@ describe("kanon update --yes", () => {
     pty = new PtySession(["--home", home, "update", "--yes"], { cwd: machine.work, env, cols: 140 });
     await pty.waitFor("They run commands in your agents. [y/N]");
     expect(pty.screen()).toContain(`hook "welcome" for codex, claude: SessionStart: ${EVIL}`);
+    const before = head();
     pty.send("n\r");
     expect(await pty.exited).toBe(0);
+    expect(pty.screen()).toContain("Update cancelled: nothing was pulled or written.");
     expect(settingsText()).not.toContain(EVIL);
-    pty = new PtySession(["--home", home, "apply", "--yes"], { cwd: machine.work, env, cols: 140 });
+    expect(head()).toBe(before);
+    pty = new PtySession(["--home", home, "update", "--yes"], { cwd: machine.work, env, cols: 140 });
     await pty.waitFor("[y/N]");
     pty.send("y\r");
     expect(await pty.exited).toBe(0);

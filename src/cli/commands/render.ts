@@ -115,6 +115,8 @@ export interface ApplyOptions {
   trustHooks?: boolean;
   /** Set by `kanon update`: the home's HEAD before its pull. */
   pulledFrom?: string | null;
+  /** Set by `kanon update`: what it showed before it pulled, and the user accepted. */
+  accepted?: readonly string[];
 }
 
 /** Applies of at least this many files say so on a terminal while they write. */
@@ -132,6 +134,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
           {
             appliedBefore: p.record.record !== null,
             ...(opts.pulledFrom !== undefined ? { pulledFrom: opts.pulledFrom } : {}),
+            ...(opts.accepted ? { accepted: opts.accepted } : {}),
             ...(opts.trustHooks ? { trustHooks: true } : {}),
             ...(opts.dryRun ? { dryRun: true } : {}),
           },

@@ -1,17 +1,20 @@
 /**
  * Sync the Kanon home across machines: `init <repo>` clones it, `pull` and `push` run git in it, and
- * `update` pulls and then applies exactly as `kanon apply` does.
+ * `update` fetches, reviews what the incoming commits would run, fast-forwards, and then applies
+ * exactly as `kanon apply` does.
  */
 import { lstat, mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
+import { isInside } from "../../core/names.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { assertSettledHome } from "../../source/home-state.js";
 import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
 import { branchState, git, gitReason, remoteUrls } from "../home-git.js";
-import { homeHeadLog } from "../hook-review.js";
-import { pathsOf } from "../pipeline.js";
+import { homeHeadLog, type IncomingPull, reviewIncoming } from "../hook-review.js";
+import { changedPaths, textAt, type Upstream, upstreamOf, withTree } from "../incoming.js";
+import { loadRendered, pathsOf, type Rendered } from "../pipeline.js";
 import { pushRefusal, secretsToPush } from "../push-guard.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
 
@@ -122,13 +125,25 @@ async function gitHome(flags: GlobalFlags, io: Io): Promise<string> {
   return home;
 }
 
-/** git in the home, its output streamed; a failure is `git [args]: exit status N` (the reference's form). */
-async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: string[] = []): Promise<void> {
+/**
+ * git in the home, its output streamed (with progress on a terminal); a failure is
+ * `git [args]: exit status N` (the reference's form), or `failure: exit status N` when given.
+ */
+async function gitInHome(
+  flags: GlobalFlags,
+  args: string[],
+  io: Io,
+  options: { config?: string[]; failure?: string; progress?: boolean } = {},
+): Promise<void> {
   const home = await gitHome(flags, io);
-  const progress = isTerminal(io.stderr) ? ["--progress"] : [];
+  const progress = options.progress !== false && isTerminal(io.stderr) ? ["--progress"] : [];
   const secretUrls = await remoteUrls(home, io);
-  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true, secretUrls });
-  if (r.failure) throw new KanonError(`git [${args.join(" ")}]: ${r.failure}`);
+  const r = await git(["-C", home, ...(options.config ?? []), ...args, ...progress], {
+    io,
+    stream: true,
+    secretUrls,
+  });
+  if (r.failure) throw new KanonError(`${options.failure ?? `git [${args.join(" ")}]`}: ${r.failure}`);
 }
 
 export async function pullCommand(flags: GlobalFlags, io: Io): Promise<void> {
@@ -149,17 +164,23 @@ export async function pushCommand(
     const findings = await secretsToPush(home, io);
     if (findings.length > 0) throw pushRefusal(findings);
   }
-  await gitInHome(flags, ["push"], io, ["-c", "push.autoSetupRemote=true"]);
+  await gitInHome(flags, ["push"], io, { config: ["-c", "push.autoSetupRemote=true"] });
 }
 
+/** What the Go original names a failed pull in update: the fetch and the fast-forward are its two halves. */
+const PULL_FAILED = "git [pull --ff-only]";
+
 /**
- * Pull, then the apply command itself (prompt, dry run, ownership rules); a failed pull applies
- * nothing. A dry run changes nothing, the home included: it does not pull, and says what apply would
- * do with the home as it is.
+ * `git pull --ff-only` in its two halves with a review between them, then the apply command itself
+ * (prompt, ownership rules). After the fetch, when the fast-forward would move the home, the
+ * incoming commits are rendered from their own tree and what they would make the agents run is
+ * reviewed (cli/hook-review.ts reviewIncoming) before `git merge --ff-only` moves the home: a failed
+ * pull, a refusal or a "no" leave the home where it was, and apply nothing. A dry run changes
+ * nothing, the home included: it does not pull, and says what apply would do with the home as it is.
  */
 export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
+  const home = await gitHome(flags, io);
   if (opts.dryRun) {
-    const home = await gitHome(flags, io);
     const b = await branchState(home, io);
     const behind =
       "error" in b || b.behind === 0 || !b.upstream
@@ -170,9 +191,59 @@ export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: 
     return;
   }
   // A home mid-merge or mid-rebase says so (git's own pull error would not say what to do).
-  const home = pathsOf(flags, io).home;
   assertSettledHome(home);
   const pulledFrom = homeHeadLog(home)?.head ?? null;
-  await pullCommand(flags, io);
-  await applyCommand(flags, { ...opts, pulledFrom }, io);
+  await gitInHome(flags, ["fetch"], io, { failure: PULL_FAILED });
+  const next = await upstreamOf(home, io, PULL_FAILED);
+  let accepted: string[] | undefined;
+  if (next.moves) {
+    const seen = await reviewPull(flags, home, next, opts, io);
+    if (!seen.proceed) return;
+    accepted = seen.accepted;
+  }
+  await gitInHome(flags, ["merge", "--ff-only", next.upstream], io, {
+    failure: PULL_FAILED,
+    progress: false,
+  });
+  await applyCommand(flags, { ...opts, pulledFrom, ...(accepted ? { accepted } : {}) }, io);
 }
+
+/** The review of what the pull would bring, on its tree written out beside the home; messages name the home. */
+async function reviewPull(
+  flags: GlobalFlags,
+  home: string,
+  next: Upstream,
+  opts: ApplyOptions,
+  io: Io,
+): Promise<{ proceed: boolean; accepted: string[] }> {
+  const changed = await changedPaths(home, next.head, next.upstream, io);
+  return withTree(home, next.upstream, io, async (tree) => {
+    const config = pathsOf(flags, io).config;
+    const incoming: GlobalFlags = {
+      ...flags,
+      home: tree,
+      config: isInside(home, config) ? join(tree, relative(home, config)) : config,
+    };
+    let r: Rendered;
+    try {
+      r = await loadRendered(incoming, io);
+    } catch (e) {
+      if (!(e instanceof KanonError)) throw e;
+      throw new KanonError(
+        `${e.message.replaceAll(tree, home)}\n(in the commits kanon update would pull, up to ${short(next.upstream)}: nothing was pulled or written)`,
+      );
+    }
+    const pull: IncomingPull = {
+      home,
+      tree,
+      changed,
+      text: async (rel) => ({
+        before: await textAt(home, next.head, rel, io),
+        after: await textAt(home, next.upstream, rel, io),
+      }),
+    };
+    return reviewIncoming(r, pull, opts, io);
+  });
+}
+
+const short = (commit: string | null) => (commit === null ? "no commit" : commit.slice(0, 7));
