@@ -19,6 +19,8 @@ export const COLD_ROOTS = [
   "src/cli/commands/lock.ts",
   "src/cli/commands/sync.ts",
   "src/cli/commands/ui.ts",
+  // kanon waypoint, stage and task (subcommands: commander reads them).
+  "src/cli/commands/continuity.ts",
   // The agents' readers for import.
   "src/agents/claude/import.ts",
   "src/agents/codex/import.ts",

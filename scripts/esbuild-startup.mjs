@@ -11,7 +11,7 @@
 const LAZY = {
   "node:child_process": ["spawn"],
   "node:crypto": ["createHash", "randomBytes"],
-  "node:os": ["homedir"],
+  "node:os": ["homedir", "hostname"],
 };
 const lazyIds = new RegExp(
   `^(?:node:)?(?:${Object.keys(LAZY)

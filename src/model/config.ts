@@ -11,7 +11,34 @@ export interface KanonConfig {
   skills: SkillEntry[];
   mcp: { servers: Record<string, McpServer> };
   hooks: HookEntry[];
+  /** kanon's own hooks for cross-agent continuity (waypoint re-anchor, position, pause). */
+  continuity?: ContinuitySettings;
+  /** The stage order of `kanon stage` (default assess, plan, execute, reflect). */
+  stages?: StageEntry[];
+  stage_hooks?: StageHook[];
   metadata: Record<string, string>;
+}
+
+export interface ContinuitySettings {
+  reanchor?: boolean;
+  position_on_prompt?: boolean;
+  /** The re-anchor block's bound in characters (default 4,800). */
+  max_chars?: number;
+}
+
+/** A stage: its name, or `{name, optional: true}`. */
+export type StageEntry = string | { name?: string; optional?: boolean };
+
+/** A command run by `kanon stage start|done` and `kanon task start|done`. */
+export interface StageHook {
+  name?: string;
+  /** `<stage|task|change|*>:<before|after|*>` */
+  on?: string;
+  command?: string;
+  /** Seconds (default 15). */
+  timeout?: number;
+  on_failure?: "warn" | "error" | "ignore";
+  enabled?: boolean;
 }
 
 /** An instruction file: a path (every agent), or a path with the agents whose text it is. */

@@ -32,6 +32,7 @@ import type { Scope } from "../model/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { closest } from "./did-you-mean.js";
 import { resolveHomePath } from "./load.js";
+import { continuityErrors } from "./validate-continuity.js";
 
 export interface Validation {
   errors: string[];
@@ -183,6 +184,7 @@ export async function validateConfig(
     }
   });
 
+  errors.push(...continuityErrors(config, at));
   errors.push(...gitUrlEnvErrors(config, env));
   for (const w of unsetEnvWarnings(config, env)) {
     warnings.push(

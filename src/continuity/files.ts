@@ -1,0 +1,138 @@
+/**
+ * The continuity files of a project, under `<project root>/.kanon/`: the waypoint and its plain-text
+ * projection, the pause marker, the stage handoffs and the stage-hook event log. This folder is kept
+ * to Node's built-ins and src/model, because the hook runner (a standalone file that loads no bundle)
+ * reads the waypoint and prints the re-anchor block with it.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { osErrorText } from "../model/fs-errors.js";
+import { KanonError } from "../model/types.js";
+
+export interface ProjectFiles {
+  /** The project root: the git root, or --project. */
+  root: string;
+  /** `<root>/.kanon` */
+  dir: string;
+  waypoint: string;
+  waypointLock: string;
+  position: string;
+  pause: string;
+  handoffs: string;
+  events: string;
+  eventsLock: string;
+}
+
+export function projectFiles(root: string): ProjectFiles {
+  const dir = join(root, ".kanon");
+  return {
+    root,
+    dir,
+    waypoint: join(dir, "waypoint.json"),
+    waypointLock: join(dir, "waypoint.lock"),
+    position: join(dir, "position.txt"),
+    pause: join(dir, "PAUSE"),
+    handoffs: join(dir, "handoffs"),
+    events: join(dir, "events.jsonl"),
+    eventsLock: join(dir, "events.lock"),
+  };
+}
+
+/**
+ * The nearest directory at or above `start` that holds `.git` (a folder, or the file of a worktree or
+ * submodule): the top level `git rev-parse` would name, found without starting git (the hook runner
+ * does this on every prompt). Null outside a repository.
+ */
+export function findGitRoot(start: string): string | null {
+  let dir = resolve(start);
+  for (;;) {
+    try {
+      statSync(join(dir, ".git"));
+      return dir;
+    } catch {
+      // not here: look in the parent
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** The files kanon's continuity commands and hooks read larger than this are refused (they are a few KiB). */
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+/** A continuity file as text; null when it does not exist. Refuses a non-regular file or one too large. */
+export function readSmallFile(path: string, max = MAX_FILE_BYTES): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP")
+      throw new KanonError(`read ${path}: is a symbolic link; kanon reads only regular files`);
+    throw new KanonError(`read ${path}: ${osErrorText(e)}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new KanonError(`read ${path}: not a regular file`);
+    if (st.size > max) throw new KanonError(`read ${path}: larger than ${max} bytes`);
+    const buf = Buffer.alloc(max + 1);
+    let n = 0;
+    for (;;) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+      if (n > max) throw new KanonError(`read ${path}: larger than ${max} bytes`);
+    }
+    return buf.toString("utf8", 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes `text` to `path` so that a reader sees the old file or the new one, never a part: a temporary
+ * file beside it, flushed, then renamed over it. The folder is made when missing.
+ */
+export function writeAtomic(path: string, text: string, mode = 0o644): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = join(
+    dirname(path),
+    `.${basename(path)}.kanon-${process.pid}-${randomBytes(6).toString("hex")}.tmp`,
+  );
+  const fd = openSync(temp, "wx", mode);
+  try {
+    writeFileSync(fd, text);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    unlinkSync(temp);
+    throw e;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, path);
+  } catch (e) {
+    unlinkSync(temp);
+    throw new KanonError(`write ${path}: ${osErrorText(e)}`);
+  }
+}
+
+/** `path` relative to the project root, for messages (`.kanon/waypoint.json`). */
+export function shown(files: ProjectFiles, path: string): string {
+  return path.startsWith(`${files.root}/`) ? path.slice(files.root.length + 1) : path;
+}
