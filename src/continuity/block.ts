@@ -78,13 +78,17 @@ export function reanchorBlock(state: ContinuityState, maxChars = BLOCK_MAX): str
       return `${s.name} ${state}${s.optional ? " (optional)" : ""}`;
     });
     lines.push(clip(`Stages: ${states.join(", ")}`, each));
-    // The first required stage without a handoff holds the gate of every stage after it.
+    // Every stage up to the first required one without a handoff may start; the stages after it
+    // wait for that handoff.
     const waiting = w.stages.find((s) => !s.optional && !done.has(s.name));
     const blocked = waiting && w.stages.find((s) => gateOf(w.stages!, s.name) === waiting.name);
-    if (waiting && blocked)
-      lines.push(
-        `Open gate: "${blocked.name}" starts after the handoff of "${waiting.name}": ${handoffCommand(waiting.name)}`,
-      );
+    lines.push(
+      !waiting
+        ? "Open gates: all (every required stage has its handoff)"
+        : blocked
+          ? `Open gates: up to ${waiting.name}; ${blocked.name} waits for: ${handoffCommand(waiting.name)}`
+          : `Open gates: up to ${waiting.name}, the last required stage`,
+    );
   }
   return boundLines(`${lines.join("\n")}\n`, maxChars);
 }

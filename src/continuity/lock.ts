@@ -27,6 +27,8 @@ import { readSmallFile } from "./files.js";
 
 /** A lock older than this is stale even when its pid looks alive (pids are reused). */
 export const STALE_MS = 30_000;
+/** An empty lock file older than this is stale. */
+const UNWRITTEN_STALE_MS = 2000;
 /** How long a writer waits for a live lock before it gives up with a message. */
 const WAIT_MS = 10_000;
 
@@ -58,9 +60,10 @@ function alive(pid: number): boolean {
 function isStale(path: string, text: string, now: number): boolean {
   const owner = parseOwner(text);
   if (!owner) {
-    // Created but not yet written (or written by something else): judge by its age.
+    // Created but never written (its writer died in between: writing takes microseconds), or not
+    // kanon's: judged by its age.
     try {
-      return now - statSync(path).mtimeMs > STALE_MS;
+      return now - statSync(path).mtimeMs > UNWRITTEN_STALE_MS;
     } catch {
       return false;
     }
@@ -97,14 +100,19 @@ function breakStale(path: string, seen: string): void {
   }
 }
 
-/** Runs `work` while holding the lock file `path`; waits for a live lock, breaks a stale one. */
-export function withLock<T>(path: string, work: () => T): T {
-  const owner = `${process.pid} ${hostname()} ${randomBytes(8).toString("hex")} ${Date.now()}\n`;
-  const deadline = Date.now() + WAIT_MS;
+/**
+ * Runs `work` while holding the lock file `path`; waits for a live lock (up to `waitMs`), breaks a
+ * stale one.
+ */
+export function withLock<T>(path: string, work: () => T, waitMs = WAIT_MS): T {
+  const token = `${process.pid} ${hostname()} ${randomBytes(8).toString("hex")}`;
+  let owner = "";
+  const deadline = Date.now() + waitMs;
   let pause = 1;
   let madeFolder = false;
   for (;;) {
     let fd: number | undefined;
+    owner = `${token} ${Date.now()}\n`;
     try {
       fd = openSync(path, "wx", 0o644);
     } catch (e) {
@@ -124,20 +132,20 @@ export function withLock<T>(path: string, work: () => T): T {
       }
       break;
     }
-    let seen: string | null = null;
+    let seen: string | null | undefined;
     try {
       seen = readSmallFile(path);
     } catch {
-      // a lock that is not a small regular file: wait, then report it
+      // a lock that is not a small regular file: never broken; reported when the wait is over
     }
     if (seen === null) continue; // released meanwhile
     const now = Date.now();
-    if (isStale(path, seen, now)) {
+    if (seen !== undefined && isStale(path, seen, now)) {
       breakStale(path, seen);
       continue;
     }
     if (now > deadline) {
-      const o = parseOwner(seen);
+      const o = seen === undefined ? null : parseOwner(seen);
       throw new KanonError(
         `${path} is held${o ? ` by process ${o.pid} on ${o.host} since ${new Date(o.at).toISOString()}` : ""}; if no kanon command or hook is running, delete it`,
       );

@@ -35,18 +35,19 @@ export function closedGate(ctx: StepContext, stage: string, verb: string): strin
 }
 
 const TASK = /^task \d+ of \d+$/;
+const isStage = (ctx: StepContext, segment: string) => ctx.stages.some((s) => s.name === segment);
 
 function pathAtStage(ctx: StepContext, path: readonly string[], stage: string): string[] {
-  const i = path.findLastIndex((p) => ctx.stages.some((s) => s.name === p));
+  const i = path.findLastIndex((p) => isStage(ctx, p));
   return i >= 0 ? [...path.slice(0, i), stage] : [...path.filter((p) => !TASK.test(p)), stage];
 }
 
 function currentStage(ctx: StepContext, path: readonly string[]): string | null {
-  return path.findLast((p) => ctx.stages.some((s) => s.name === p)) ?? null;
+  return path.findLast((p) => isStage(ctx, p)) ?? null;
 }
 
 function pathAtTask(ctx: StepContext, path: readonly string[], index: number, total: number): string[] {
-  const i = path.findLastIndex((p) => ctx.stages.some((s) => s.name === p));
+  const i = path.findLastIndex((p) => isStage(ctx, p));
   const base = i >= 0 ? path.slice(0, i + 1) : path.filter((p) => !TASK.test(p));
   return [...base, `task ${index} of ${total}`];
 }

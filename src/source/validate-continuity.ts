@@ -3,6 +3,8 @@ import { RESERVED_STAGE_NAMES, STAGE_NAME, stageList } from "../continuity/stage
 import type { KanonConfig } from "../model/config.js";
 import { closest } from "./did-you-mean.js";
 
+const ON_FAILURE: readonly string[] = ["warn", "error", "ignore"];
+
 type At = (...path: (string | number)[]) => string;
 
 export const MAX_CHARS_RANGE = [300, 10_000] as const;
@@ -40,6 +42,10 @@ export function continuityErrors(config: KanonConfig, at: At): string[] {
     if (!h.command?.trim()) errors.push(`${where}${label} requires command`);
     if (h.timeout !== undefined && h.timeout < 1)
       errors.push(`${at("stage_hooks", i, "timeout")}${label}: timeout must be at least 1 second`);
+    if (h.on_failure !== undefined && !ON_FAILURE.includes(h.on_failure))
+      errors.push(
+        `${at("stage_hooks", i, "on_failure")}${label}: on_failure "${h.on_failure}" is not ${ON_FAILURE.join(", ")}`,
+      );
     if (!h.on) {
       errors.push(`${where}${label} requires on (e.g. plan:before, task:after, change:after)`);
       return;
