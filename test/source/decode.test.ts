@@ -162,6 +162,9 @@ describe("JSON Schema", () => {
       "skills",
       "mcp",
       "hooks",
+      "continuity",
+      "stages",
+      "stage_hooks",
       "metadata",
     ]);
     expect(s.additionalProperties).toBe(false);
