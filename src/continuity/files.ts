@@ -23,7 +23,7 @@ import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
 
 export interface ProjectFiles {
-  /** The project root: the git root, or --project. */
+  /** The project root (see findProjectRoot), or --project. */
   root: string;
   /** `<root>/.kanon` */
   dir: string;
@@ -52,22 +52,27 @@ export function projectFiles(root: string): ProjectFiles {
 }
 
 /**
- * The nearest directory at or above `start` that holds `.git` (a folder, or the file of a worktree or
- * submodule): the top level `git rev-parse` would name, found without starting git (the hook runner
- * does this on every prompt). Null outside a repository.
+ * The project root of `start`: the nearest folder at or above it that has a `.kanon` folder (made
+ * there by an earlier write, perhaps with --project) or a `.git` (a folder, or the file of a worktree
+ * or submodule: the top level `git rev-parse` names). Found without starting git: the hook runner does
+ * this on every prompt. Null outside a repository.
  */
-export function findGitRoot(start: string): string | null {
+export function findProjectRoot(start: string): string | null {
   let dir = resolve(start);
   for (;;) {
-    try {
-      statSync(join(dir, ".git"));
-      return dir;
-    } catch {
-      // not here: look in the parent
-    }
+    if (exists(join(dir, ".kanon")) || exists(join(dir, ".git"))) return dir;
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 

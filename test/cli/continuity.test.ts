@@ -75,6 +75,11 @@ describe("kanon waypoint", () => {
     mkdirSync(other);
     expect(await s.run(["--project", other, "waypoint", "set", "--next", "x"])).toMatchObject({ status: 0 });
     expect(existsSync(join(other, ".kanon/waypoint.json"))).toBe(true);
+    // Its .kanon folder makes it the project root of the folders below it.
+    mkdirSync(join(other, "deep"));
+    expect((await s.run(["waypoint", "show", "--position"], { cwd: join(other, "deep") })).stdout).toBe(
+      "kanon waypoint r1: (no path) | next: x\n",
+    );
     expect(await s.run(["--project", join(s.work, "nope"), "waypoint", "show"])).toMatchObject({
       status: 1,
       stderr: `--project ${join(s.work, "nope")}: not a directory\n`,
@@ -85,7 +90,7 @@ describe("kanon waypoint", () => {
     expect(await s.run(["waypoint", "show"], { cwd: s.work })).toMatchObject({
       status: 1,
       stdout: "",
-      stderr: `no git repository at or above ${s.work}: run kanon in a project, or pass --project DIR\n`,
+      stderr: `no project at or above ${s.work} (no .kanon or .git folder): run kanon in a project, or pass --project DIR\n`,
     });
   });
 

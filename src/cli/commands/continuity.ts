@@ -1,13 +1,14 @@
 /**
  * `kanon waypoint`, `kanon stage` and `kanon task`: the project's continuity files under
- * `<project root>/.kanon/` (the git root of the working directory, or --project). The stage order
+ * `<project root>/.kanon/` (--project, else the nearest folder with `.kanon` or `.git` at or above the
+ * working directory). The stage order
  * and stage hooks come from kanon.yaml when there is one (defaults otherwise).
  */
 import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { AGENT_IDS } from "../../agents/index.js";
 import { BLOCK_MAX, positionLine, readState, reanchorBlock } from "../../continuity/block.js";
-import { findGitRoot, type ProjectFiles, projectFiles } from "../../continuity/files.js";
+import { findProjectRoot, type ProjectFiles, projectFiles } from "../../continuity/files.js";
 import { clearPause, writePause } from "../../continuity/pause.js";
 import { gateOf, readHandoffs, stageList } from "../../continuity/stages.js";
 import {
@@ -34,7 +35,7 @@ import { continuityErrors } from "../../source/validate-continuity.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { pathsOf } from "../pipeline.js";
 
-/** The project's continuity files: --project, else the git root of the working directory. */
+/** The project's continuity files: --project, else the project root of the working directory. */
 function project(flags: GlobalFlags, io: Io): ProjectFiles {
   if (flags.project) {
     const dir = resolve(io.cwd, flags.project);
@@ -47,10 +48,10 @@ function project(flags: GlobalFlags, io: Io): ProjectFiles {
     if (!isDir) throw new KanonError(`--project ${flags.project}: not a directory`);
     return projectFiles(dir);
   }
-  const root = findGitRoot(io.cwd);
+  const root = findProjectRoot(io.cwd);
   if (!root)
     throw new KanonError(
-      `no git repository at or above ${io.cwd}: run kanon in a project, or pass --project DIR`,
+      `no project at or above ${io.cwd} (no .kanon or .git folder): run kanon in a project, or pass --project DIR`,
     );
   return projectFiles(root);
 }
