@@ -3,7 +3,7 @@
  * compaction (bounded, cut at a line boundary, nothing when there is no waypoint) and the one-line
  * position on every prompt.
  */
-import type { ProjectFiles } from "./files.js";
+import { type ProjectFiles, readSmallFile } from "./files.js";
 import { type Pause, readPause } from "./pause.js";
 import { gateOf, type Handoff, handoffCommand, readHandoffs } from "./stages.js";
 import {
@@ -20,11 +20,19 @@ import {
 /** The default bound of the re-anchor block, in characters (about 1,200 tokens). */
 export const BLOCK_MAX = 4800;
 
+/** Stop's note: a session ended a turn without moving the waypoint from `revision`. */
+export interface Reminder {
+  at: string;
+  agent: string | null;
+  revision: number;
+}
+
 export interface ContinuityState {
   waypoint: Waypoint | null;
   pause: Pause | null;
   /** The handoffs of the waypoint's stages, in stage order. */
   handoffs: Handoff[];
+  reminder?: Reminder | null;
 }
 
 export function readState(files: ProjectFiles): ContinuityState {
@@ -33,7 +41,19 @@ export function readState(files: ProjectFiles): ContinuityState {
     waypoint,
     pause: readPause(files),
     handoffs: waypoint?.stages ? readHandoffs(files, waypoint.stages) : [],
+    reminder: readReminder(files),
   };
+}
+
+function readReminder(files: ProjectFiles): Reminder | null {
+  try {
+    const r = JSON.parse(readSmallFile(files.reminder) ?? "null") as Partial<Reminder> | null;
+    return r && typeof r.at === "string" && typeof r.revision === "number"
+      ? { at: r.at, agent: typeof r.agent === "string" ? r.agent : null, revision: r.revision }
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 export function pauseBanner(p: Pause): string {
@@ -90,6 +110,11 @@ export function reanchorBlock(state: ContinuityState, maxChars = BLOCK_MAX): str
           : `Open gates: up to ${waiting.name}, the last required stage`,
     );
   }
+  const r = state.reminder;
+  if (r && r.revision === w.revision)
+    lines.push(
+      `Reminder: a ${r.agent ?? "previous"} session ended a turn at ${r.at} without moving the waypoint; check that Path and Next still hold (kanon waypoint set).`,
+    );
   return boundLines(`${lines.join("\n")}\n`, maxChars);
 }
 

@@ -34,6 +34,10 @@ export interface ProjectFiles {
   handoffs: string;
   events: string;
   eventsLock: string;
+  /** Stop's advisory note (see builtin.ts). */
+  reminder: string;
+  /** The waypoint revision each agent session first saw (see builtin.ts). */
+  sessions: string;
 }
 
 export function projectFiles(root: string): ProjectFiles {
@@ -48,6 +52,8 @@ export function projectFiles(root: string): ProjectFiles {
     handoffs: join(dir, "handoffs"),
     events: join(dir, "events.jsonl"),
     eventsLock: join(dir, "events.lock"),
+    reminder: join(dir, "reminder.json"),
+    sessions: join(dir, "sessions"),
   };
 }
 
