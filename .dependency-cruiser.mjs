@@ -4,6 +4,7 @@ export const LAYERS = [
   "model",
   "formats",
   "core",
+  "runner",
   "agents",
   "providers",
   "source",
