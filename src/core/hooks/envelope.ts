@@ -153,10 +153,10 @@ export function nativeDelivery(support: EventSupport | undefined, async: boolean
   };
 }
 
-/** A limit as the docs say it: `10,000 UTF-16 code units` or `2,500 tokens (UTF-8 bytes ÷ 4)`. */
+/** A limit as the docs say it: `10,000 UTF-16 code units` or `2,500 tokens of UTF-8 bytes ÷ 4`. */
 export function limitText(limit: ContextLimit): string {
   const n = limit.max.toLocaleString("en-US");
-  return limit.unit === "utf16" ? `${n} characters (UTF-16 code units)` : `${n} tokens (UTF-8 bytes ÷ 4)`;
+  return limit.unit === "utf16" ? `${n} UTF-16 code units` : `${n} tokens of UTF-8 bytes ÷ 4`;
 }
 
 /** The JSON Schema of the envelope (`kanon schema --envelope`). */
@@ -175,7 +175,12 @@ export function envelopeSchema(
     additionalProperties: false,
     properties: {
       envelope: { const: ENVELOPE_VERSION, description: "Version of this envelope." },
-      event: { enum: [...events], description: "kanon's neutral event name (kanon.yaml's `event`)." },
+      event: {
+        type: "string",
+        examples: [...events],
+        description:
+          "kanon's neutral event name: kanon.yaml's `event` (a PostCompact hook rendered on SessionStart still says PostCompact).",
+      },
       agent: { enum: [...agents], description: "The agent that ran the hook." },
       session_id: text("The agent's session id."),
       cwd: { type: "string", description: "The session's working directory." },
