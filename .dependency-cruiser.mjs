@@ -6,6 +6,7 @@ export const LAYERS = [
   "continuity",
   "formats",
   "core",
+  "runner",
   "agents",
   "providers",
   "source",

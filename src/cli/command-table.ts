@@ -171,7 +171,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     names: ["hooks"],
-    description: "Show how every hook renders for every agent: as written, translated, or left out, and why",
+    description:
+      "Show how every hook renders for every agent (as written, translated, or left out, and why), where its output reaches the model, and whether it can block",
     options: [
       { flags: "--json", description: "print the decisions as JSON" },
       { flags: "--strict", description: "exit 1 when any hook is not rendered as written" },
@@ -182,8 +183,14 @@ export const COMMANDS: CommandSpec[] = [
   {
     names: ["schema"],
     description: "Print the JSON Schema of kanon.yaml (for editor completion and checks)",
+    options: [
+      {
+        flags: "--envelope",
+        description: "print the JSON Schema of the stdin of hooks with envelope: neutral instead",
+      },
+    ],
     example: "kanon schema > kanon.schema.json",
-    run: async ({ io }) => (await import("./commands/schema.js")).schemaCommand(io),
+    run: async ({ opts, io }) => (await import("./commands/schema.js")).schemaCommand(opts, io),
   },
   {
     names: ["import", "add"],

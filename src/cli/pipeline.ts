@@ -3,9 +3,10 @@
  * → load the lock → load the source → render → plan. Each command takes as much of it as it needs.
  */
 import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { agentHomes } from "../core/homes.js";
+import type { HookMachine } from "../core/hooks/envelope.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
@@ -15,6 +16,7 @@ import type { Paths } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
+import { runnerText } from "../runner/file.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import {
@@ -55,6 +57,23 @@ function realPathOrNull(dir: string): string | null {
   }
 }
 
+/**
+ * Where node and kanon's hook runner are for hooks with the neutral envelope: facts of this machine,
+ * resolved now, because an agent started from a desktop has a short PATH. The runner is per
+ * destination root (`$XDG_DATA_HOME/kanon/`, a folder per project), so that each root's record owns
+ * its own copy and removing a project's hooks leaves the user's alone.
+ */
+export function hookMachine(scope: Scope, io: Io): HookMachine & { stateDir: string } {
+  const xdg = io.env.XDG_DATA_HOME;
+  const data = xdg && isAbsolute(xdg) ? join(xdg, "kanon") : join(io.userHome, ".local", "share", "kanon");
+  const dir = scope.kind === "user" ? data : join(data, "projects", basename(rootStateDir(data, scope.dir)));
+  return {
+    node: process.execPath,
+    runner: join(dir, "hook-runner.mjs"),
+    stateDir: stateBase(io.env, io.userHome),
+  };
+}
+
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {
   return resolvePaths(flags, io.env, io.userHome, io.cwd);
 }
@@ -80,7 +99,16 @@ export async function loadValidated(
   const mark: Locate = (path) => `\u0000${marked.push(path) - 1}\u0000`;
   const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
   const rendered = new Set(agents.map((a) => a.manifest.id));
-  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark, rendered);
+  let validation = await validateConfig(
+    loaded.config,
+    paths,
+    AGENTS,
+    scope.kind,
+    io.env,
+    mark,
+    rendered,
+    hookMachine(scope, io),
+  );
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
     const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
@@ -126,7 +154,25 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
     wanted,
     ...progressOf(io),
   });
-  const files = renderAll({ source, scope: v.scope, agents: v.agents, decisions: v.validation.decisions });
+  const machine = hookMachine(v.scope, io);
+  const neutral = v.validation.decisions.some((d) => d.native?.neutral);
+  const files = renderAll({
+    source,
+    scope: v.scope,
+    agents: v.agents,
+    decisions: v.validation.decisions,
+    ...(neutral
+      ? {
+          runner: {
+            path: machine.runner,
+            content: runnerText(
+              AGENTS.map((a) => a.manifest),
+              machine.stateDir,
+            ),
+          },
+        }
+      : {}),
+  });
   return { ...v, files, warnings: [...v.loaded.warnings, ...warnings] };
 }
 

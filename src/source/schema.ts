@@ -164,10 +164,28 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
           prompt: str("prompt and agent: what to ask; $ARGUMENTS is the hook input JSON."),
           model: str("prompt and agent: model to use."),
           continue_on_block: bool("prompt: when it answers ok: false, continue the turn with the reason."),
+          envelope: str(
+            "command: native (the agent's own stdin and output rules) or neutral (one stdin envelope in every agent, stdout delivered as context, run by kanon's hook runner). Default: hooks_envelope.",
+            { enum: ["native", "neutral"] },
+          ),
+          blocking: bool(
+            "neutral envelope: exit 2 or decision: block blocks where the event can block (default false: the hook only observes).",
+          ),
+          max_output_chars: {
+            kind: "int",
+            description:
+              "neutral envelope: the most characters of context delivered (default 4800); longer output is cut at a line boundary.",
+            minimum: 1,
+            maximum: 2 ** 31 - 1,
+          },
           targets: t,
           enabled: bool("false skips the hook everywhere."),
         }),
         "Hooks in Claude Code's neutral shape, rendered where each agent can run them.",
+      ),
+      hooks_envelope: str(
+        "The envelope of every command hook that does not set its own: native (the default) or neutral.",
+        { enum: ["native", "neutral"] },
       ),
       ...continuityFields(),
       metadata: map(str(), "Free-form string metadata; never rendered."),

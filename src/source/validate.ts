@@ -5,7 +5,9 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { BUILTIN_PREFIX, type HookMachine, hookEnvelope } from "../core/hooks/envelope.js";
 import {
+  carryHook,
   decideHook,
   type HookDecision,
   handlerFieldValue,
@@ -67,6 +69,7 @@ export async function validateConfig(
   env: NodeJS.ProcessEnv,
   locate?: Locate,
   rendered?: ReadonlySet<string>,
+  machine?: HookMachine,
 ): Promise<Validation> {
   const at = (...path: (string | number)[]) => (locate ? `${locate(path)}: ` : "");
   const errors: string[] = [];
@@ -172,17 +175,25 @@ export async function validateConfig(
   const hookCheck = checkHooks(config, agents, targetNames, at);
   errors.push(...hookCheck.errors);
   warnings.push(...hookCheck.warnings);
+  const options = { envelope: config.hooks_envelope, ...(machine ? { machine } : {}) };
   config.hooks.forEach((hook, index) => {
     if (hook.enabled === false || hookCheck.invalid.has(index)) return;
     for (const agent of agents) {
       const id = agent.manifest.id;
       if (rendered && !rendered.has(id) && !isExplicit(hook.targets, id)) continue;
-      const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents);
+      const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents, options);
       if (!d) continue;
       decisions.push(d);
       if (d.outcome === "omitted" && d.explicit) errors.push(at("hooks", index) + omissionError(d));
     }
   });
+  // Context kept for the next prompt needs a hook there to hand it over: kanon adds its own.
+  for (const agent of agents) {
+    const carry = carryHook(decisions, agent.manifest);
+    if (!carry) continue;
+    const d = decideHook(carry, config.hooks.length, agent.manifest, scope, hookCheck.knownEvents, options);
+    if (d) decisions.push(d);
+  }
 
   errors.push(...continuityErrors(config, at));
   errors.push(...gitUrlEnvErrors(config, env));
@@ -305,6 +316,8 @@ function checkHooks(
       invalid.add(index);
       continue;
     }
+    if (hook.name.startsWith(BUILTIN_PREFIX))
+      fail(`names starting with ${BUILTIN_PREFIX} are kept for kanon's own hooks`, "name");
     const first = firstByName.get(hook.name);
     if (first === undefined) firstByName.set(hook.name, index);
     else {
@@ -345,6 +358,12 @@ function checkHooks(
     }
     if (hook.shell && hook.shell !== "bash" && hook.shell !== "powershell")
       fail(`shell must be bash or powershell, not ${JSON.stringify(hook.shell)}`, "shell");
+    if (hook.envelope === "neutral" && type !== "command")
+      fail(`envelope neutral is for command hooks (kanon's runner is a command), not ${type}`, "envelope");
+    else if (hookEnvelope(hook, config.hooks_envelope) !== "neutral") {
+      for (const field of ["blocking", "max_output_chars"] as const)
+        if (hook[field] !== undefined) fail(`${field} is a field of hooks with envelope: neutral`, field);
+    }
 
     const event = hookEvent(hook);
     if (event && !knownEvents.has(event)) {

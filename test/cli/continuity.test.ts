@@ -61,7 +61,13 @@ describe("kanon waypoint", () => {
       "kanon waypoint r2: release-2 > execute | in progress | next: fix the parser\n",
     );
     const json = JSON.parse((await k(["waypoint", "show", "--json"])).stdout);
-    expect(json).toEqual({ root: project(), waypoint: waypointFile(), pause: null, handoffs: [], reminder: null });
+    expect(json).toEqual({
+      root: project(),
+      waypoint: waypointFile(),
+      pause: null,
+      handoffs: [],
+      reminder: null,
+    });
     expect(await k(["waypoint", "clear"])).toMatchObject({
       status: 0,
       stdout: "Waypoint cleared (revision 3).\n",

@@ -162,6 +162,7 @@ describe("JSON Schema", () => {
       "skills",
       "mcp",
       "hooks",
+      "hooks_envelope",
       "continuity",
       "stages",
       "stage_hooks",

@@ -102,6 +102,11 @@ const events: Record<string, EventSupport> = {
 };
 
 for (const support of Object.values(events)) support.verified = OPENCODE_2;
+// A neutral hook's context goes into the system prompt of the session's next requests (OpenCode 1:
+// experimental.chat.system.transform; OpenCode 2: ctx.session.hook("context")). Stop and Interrupt
+// come after the turn: the plugin keeps theirs for the next prompt.
+for (const name of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostCompact"])
+  events[name]!.envelope = { context: "plugin" };
 
 export const opencodeHooks: HookCapabilities = {
   verified: {
@@ -166,4 +171,17 @@ export const opencodeHooks: HookCapabilities = {
     "UserPromptSubmit, PostToolUse, Stop, SessionStart, PostCompact and Interrupt are observe-only on OpenCode",
     "hooks inherit OpenCode's environment; OpenCode 2 runs plugins in a shared background service unless started with --standalone, so give commands absolute paths",
   ],
+  envelope: {
+    fields: {
+      session_id: "session_id",
+      cwd: "cwd",
+      prompt: "prompt",
+      tool_name: "tool_name",
+      tool_input: "tool_input",
+      tool_output: "tool_response",
+      source: "source",
+      trigger: "trigger",
+    },
+    carry: "plugin",
+  },
 };
