@@ -15,6 +15,7 @@ import {
   LIFECYCLE,
   type Scope,
 } from "./drivers/types.js";
+import { ENVELOPE_COLUMNS, envelopePhase } from "./envelope.js";
 import { type FakeModel, type RecordedRequest, startFakeModel } from "./fake-model/server.js";
 import {
   checkFields,
@@ -49,6 +50,7 @@ const COLUMNS = [
   "block-msg",
   "review",
   "doctor",
+  ...ENVELOPE_COLUMNS,
   "hygiene",
 ];
 /** Run tokens of the agent runs in progress (see sweepStrays). */
@@ -419,6 +421,20 @@ async function runRow(
       for (const extra of await driver.extraChecks(ctx)) {
         report.add(row, extra.id, extra.ok ? "pass" : extra.info ? "warn" : "fail", extra.detail);
       }
+    }
+
+    // The neutral envelope, live: once per agent, in its first scope (conformance/envelope.ts).
+    if (scope === driver.scopes[0]) {
+      const checks = await envelopePhase({
+        driver,
+        installed,
+        root: join(layout.root, "envelope"),
+        repoRoot: paths.repoRoot,
+        kanon: options.kanon,
+        timeoutMs,
+        activeTokens,
+      });
+      for (const c of checks) report.add(row, c.id, c.status, c.detail);
     }
 
     report.add(row, "hygiene", ...hygieneCheck([lifecycle, block]));

@@ -160,6 +160,11 @@ export interface EnvelopeCapabilities {
   fields: Partial<Record<EnvelopeField, string>>;
   /** The prompt arrives as an array of content parts (`[{type: "text", text}]`), joined into one string. */
   promptParts?: boolean;
+  /**
+   * A regex (source) for what the agent puts before the user's prompt in the prompt hook's stdin,
+   * taken off again: headless Gemini CLI prepends SessionStart's context as `<hook_context>…`.
+   */
+  promptPrefix?: string;
   /** Tool names the agent sends in stdin besides the matcher table's (Codex's `apply_patch` → Edit). */
   toolNames?: Record<string, string>;
   /**

@@ -30,6 +30,7 @@ interface RunnerEvent {
 interface RunnerAgent {
   fields: Record<string, string>;
   promptParts?: true;
+  promptPrefix?: string;
   /** Native tool name → neutral. */
   tools: Record<string, string>;
   carry: "runner" | "plugin" | null;
@@ -66,6 +67,7 @@ export function runnerTable(m: AgentManifest): RunnerAgent {
   return {
     fields: { ...m.hooks.envelope.fields },
     ...(m.hooks.envelope.promptParts ? { promptParts: true } : {}),
+    ...(m.hooks.envelope.promptPrefix ? { promptPrefix: m.hooks.envelope.promptPrefix } : {}),
     tools,
     carry: m.hooks.envelope.carry,
     events,

@@ -74,14 +74,19 @@ const own = (p, key) =>
   key !== undefined && p !== null && typeof p === "object" && Object.hasOwn(p, key) ? p[key] : undefined;
 const text = (v) => (typeof v === "string" ? v : null);
 
-/** A prompt as text: a string, or content parts (`[{type: "text", text}]`) joined by newlines. */
-function promptText(value, parts) {
-  if (typeof value === "string") return value;
-  if (!parts || !Array.isArray(value)) return null;
-  return value
-    .filter((p) => p?.type === "text" && typeof p.text === "string")
-    .map((p) => p.text)
-    .join("\n");
+/**
+ * A prompt as text: a string, or content parts (`[{type: "text", text}]`) joined by newlines, without
+ * what the agent put before it (the table's promptPrefix).
+ */
+function promptText(value, table) {
+  let prompt = null;
+  if (typeof value === "string") prompt = value;
+  else if (table?.promptParts && Array.isArray(value))
+    prompt = value
+      .filter((p) => p?.type === "text" && typeof p.text === "string")
+      .map((p) => p.text)
+      .join("\n");
+  return prompt !== null && table?.promptPrefix ? prompt.replace(new RegExp(table.promptPrefix), "") : prompt;
 }
 
 /** The neutral envelope for one hook call: every key present, missing facts null. */
@@ -97,7 +102,7 @@ export function buildEnvelope(agent, event, native, table, cwd) {
     session_id: text(at("session_id")),
     cwd: text(at("cwd")) ?? cwd,
     transcript_path: text(at("transcript_path")),
-    prompt: promptText(at("prompt"), table?.promptParts),
+    prompt: promptText(at("prompt"), table),
     tool: hasTool
       ? {
           name: typeof toolName === "string" ? (own(table.tools, toolName) ?? toolName) : null,

@@ -194,6 +194,8 @@ export const geminiManifest: AgentManifest = {
         trigger: "trigger",
         reason: "reason",
       },
+      // gemini -p puts SessionStart's context before the prompt, and BeforeAgent sees it there.
+      promptPrefix: "^<hook_context>[\\s\\S]*?</hook_context>\\n\\n",
       carry: "runner",
     },
   },

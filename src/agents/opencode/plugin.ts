@@ -93,8 +93,9 @@ function neutralNamesByToolId(): Record<string, string[]> {
   return out;
 }
 
-const NEUTRAL_SECTION = /^\/\/ kanon:neutral-begin\n[\s\S]*?^\/\/ kanon:neutral-end\n/gm;
-const NEUTRAL_MARK = /^\/\/ kanon:neutral-(?:begin|end)\n/gm;
+/** Indented like the code around them (the formatter indents comments). */
+const NEUTRAL_SECTION = /^[ \t]*\/\/ kanon:neutral-begin\n[\s\S]*?^[ \t]*\/\/ kanon:neutral-end\n/gm;
+const NEUTRAL_MARK = /^[ \t]*\/\/ kanon:neutral-(?:begin|end)\n/gm;
 
 /**
  * The runtime as a plugin with these hooks runs it: the lines that deliver neutral hooks' context
