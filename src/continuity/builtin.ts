@@ -4,7 +4,6 @@
  * line on every prompt, the pause marker on an interrupt, and an advisory Stop. Each fails open: any
  * error means no output, never a blocked or stopped agent.
  */
-import { createHash } from "node:crypto";
 import { readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { BLOCK_MAX, positionLine, type Reminder, readState, reanchorBlock } from "./block.js";
@@ -81,14 +80,11 @@ export function positionContext(facts: HookFacts): string {
 /** Sessions older than this are forgotten (their notes are housekeeping, not history). */
 const SESSION_DAYS = 7;
 
+/** A name that is one safe path segment. */
+const safeName = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 100);
+
 const sessionFile = (files: ProjectFiles, facts: HookFacts) =>
-  join(
-    files.sessions,
-    `${createHash("sha256")
-      .update(`${facts.agent ?? ""}\0${facts.session ?? ""}`)
-      .digest("hex")
-      .slice(0, 24)}.json`,
-  );
+  join(files.sessions, `${safeName(facts.agent ?? "agent")}-${safeName(facts.session ?? "")}.json`);
 
 /** The waypoint revision a session first saw (written once per session). */
 function noteSession(files: ProjectFiles, facts: HookFacts, revision: number): void {

@@ -4,7 +4,6 @@
  * to Node's built-ins and src/model, because the hook runner (a standalone file that loads no bundle)
  * reads the waypoint and prints the re-anchor block with it.
  */
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -121,10 +120,7 @@ export function readSmallFile(path: string, max = MAX_FILE_BYTES): string | null
  */
 export function writeAtomic(path: string, text: string, mode = 0o644): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temp = join(
-    dirname(path),
-    `.${basename(path)}.kanon-${process.pid}-${randomBytes(6).toString("hex")}.tmp`,
-  );
+  const temp = join(dirname(path), `.${basename(path)}.kanon-${process.pid}-${randomHex(12)}.tmp`);
   const fd = openSync(temp, "wx", mode);
   try {
     writeFileSync(fd, text);
@@ -141,6 +137,19 @@ export function writeAtomic(path: string, text: string, mode = 0o644): void {
     unlinkSync(temp);
     throw new KanonError(`write ${path}: ${osErrorText(e)}`);
   }
+}
+
+/**
+ * `n` random hex digits for file names and lock tokens (unique beside the pid and time they go with).
+ * Not node:crypto: loading it costs the hook runner milliseconds on every prompt.
+ */
+export function randomHex(n: number): string {
+  let s = "";
+  while (s.length < n)
+    s += Math.floor(Math.random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, "0");
+  return s.slice(0, n);
 }
 
 /** `path` relative to the project root, for messages (`.kanon/waypoint.json`). */

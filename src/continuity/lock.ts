@@ -8,7 +8,6 @@
  * broken by renaming it aside (one rename wins) and checking that what was moved is the stale lock
  * that was read; a live lock moved by a late breaker is linked back.
  */
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   linkSync,
@@ -23,7 +22,7 @@ import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
-import { readSmallFile } from "./files.js";
+import { randomHex, readSmallFile } from "./files.js";
 
 /** A lock older than this is stale even when its pid looks alive (pids are reused). */
 export const STALE_MS = 30_000;
@@ -73,7 +72,7 @@ function isStale(path: string, text: string, now: number): boolean {
 }
 
 function breakStale(path: string, seen: string): void {
-  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const aside = `${path}.stale-${process.pid}-${randomHex(8)}`;
   try {
     renameSync(path, aside);
   } catch {
@@ -105,7 +104,7 @@ function breakStale(path: string, seen: string): void {
  * stale one.
  */
 export function withLock<T>(path: string, work: () => T, waitMs = WAIT_MS): T {
-  const token = `${process.pid} ${hostname()} ${randomBytes(8).toString("hex")}`;
+  const token = `${process.pid} ${hostname()} ${randomHex(16)}`;
   let owner = "";
   const deadline = Date.now() + waitMs;
   let pause = 1;

@@ -23,6 +23,7 @@ import {
   statSync,
   unlinkSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -30,6 +31,17 @@ import { fileURLToPath } from "node:url";
 const AGENTS = {};
 const STATE_DIR = "";
 // kanon:runner-end
+
+// kanon:continuity-begin
+/** kanon's continuity code (src/continuity/builtin.ts), bundled in when kanon writes this file. */
+const loadContinuity = (_require) => null;
+// kanon:continuity-end
+let continuity;
+/** The continuity code, run the first time a continuity built-in needs it (other hooks never pay for it). */
+const CONTINUITY = () => {
+  continuity ??= loadContinuity(createRequire(import.meta.url));
+  return continuity;
+};
 
 const ENVELOPE_VERSION = 1;
 /** The command's stdout kept (in UTF-16 units): far above any bound, below what could hurt memory. */
@@ -344,6 +356,22 @@ function prune(dir) {
  * returns a reply like a command's. kanon renders them as hooks named `kanon/<name>`.
  */
 const BUILTINS = {
+  // kanon's continuity hooks (kanon.yaml's `continuity:`): the waypoint of the project in the session's
+  // working directory, read by revision, never blocking.
+  /** Session start and after compaction: the bounded re-anchor block. */
+  reanchor: (envelope, o) => ({ context: CONTINUITY()?.reanchorContext(facts(envelope), o.max) ?? "" }),
+  /** Every prompt: the one-line position. */
+  position: (envelope) => ({ context: CONTINUITY()?.positionContext(facts(envelope)) ?? "" }),
+  /** Interrupt: main() wrote .kanon/PAUSE before it read anything; this adds the agent's reason. */
+  pause(envelope, o) {
+    if (o.paused) CONTINUITY()?.pauseReason(o.paused, envelope.reason);
+    return { context: "" };
+  },
+  /** Stop: advisory only; at most a reminder for the next re-anchor. */
+  stop(envelope) {
+    CONTINUITY()?.stopAdvisory(facts(envelope));
+    return { context: "" };
+  },
   /** Hands over what the session's earlier hooks kept for the next prompt, once. */
   carry(envelope, o) {
     if (!envelope.session_id) return { context: "" };
@@ -373,6 +401,8 @@ const BUILTINS = {
     return { context: parts.join("\n\n") };
   },
 };
+
+const facts = (envelope) => ({ cwd: envelope.cwd, agent: envelope.agent, session: envelope.session_id });
 
 // ---- the reply -----------------------------------------------------------------------------------
 
@@ -441,6 +471,8 @@ async function main() {
     log(undefined, `ignored a call it cannot read: ${e.message}`);
     return { stdout: "", stderr: "", code: 0 };
   }
+  // The operator's intent to pause is recorded before anything else is read or parsed.
+  if (o.builtin === "pause") o.paused = CONTINUITY()?.pauseFirst(process.cwd(), o.agent) ?? null;
   const table = Object.hasOwn(AGENTS, o.agent) ? AGENTS[o.agent] : undefined;
   if (!table) log(o, `unknown agent ${JSON.stringify(o.agent)}: the envelope has no native facts`);
   const raw = await readStdin(deadlineMs(o.timeout));
@@ -458,6 +490,9 @@ async function main() {
       ? await handler(envelope, o)
       : { problem: `unknown built-in ${JSON.stringify(o.builtin)}` };
   } else {
+    // Who runs the command: `kanon waypoint set` records them as the waypoint's writer.
+    process.env.KANON_AGENT = o.agent;
+    if (envelope.session_id) process.env.KANON_SESSION_ID = envelope.session_id;
     reply = interpret(o, await runCommand(o, `${JSON.stringify(envelope)}\n`, deadlineMs(o.timeout)));
   }
   if (reply.problem) {

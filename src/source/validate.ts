@@ -5,6 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { continuityDecisions } from "../core/hooks/continuity.js";
 import { BUILTIN_PREFIX, type HookMachine, hookEnvelope } from "../core/hooks/envelope.js";
 import {
   carryHook,
@@ -187,11 +188,27 @@ export async function validateConfig(
       if (d.outcome === "omitted" && d.explicit) errors.push(at("hooks", index) + omissionError(d));
     }
   });
+  // kanon's continuity hooks, decided like the user's (never an error or a warning: `kanon hooks`
+  // says where each lands, or why it is left out).
+  let builtinIndex = config.hooks.length;
+  for (const agent of agents) {
+    if (rendered && !rendered.has(agent.manifest.id)) continue;
+    const found = continuityDecisions(
+      config,
+      agent.manifest,
+      scope,
+      hookCheck.knownEvents,
+      options,
+      builtinIndex,
+    );
+    builtinIndex += found.length;
+    decisions.push(...found);
+  }
   // Context kept for the next prompt needs a hook there to hand it over: kanon adds its own.
   for (const agent of agents) {
     const carry = carryHook(decisions, agent.manifest);
     if (!carry) continue;
-    const d = decideHook(carry, config.hooks.length, agent.manifest, scope, hookCheck.knownEvents, options);
+    const d = decideHook(carry, builtinIndex++, agent.manifest, scope, hookCheck.knownEvents, options);
     if (d) decisions.push(d);
   }
 

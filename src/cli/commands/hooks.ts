@@ -4,6 +4,8 @@
  * agent running it.
  */
 
+import { CONTINUITY_BUILTINS } from "../../core/hooks/continuity.js";
+import { BUILTIN_PREFIX } from "../../core/hooks/envelope.js";
 import type { HookDecision } from "../../core/hooks/support.js";
 import { hookEvent } from "../../core/hooks/support.js";
 import type { HookEntry } from "../../model/config.js";
@@ -55,7 +57,7 @@ export async function hooksCommand(
         })),
       }),
     );
-  } else if (hooks.length === 0) {
+  } else if (hooks.length === 0 && !decisions.some((d) => d.hook.builtin !== undefined)) {
     out(io, "No hooks.\n");
   } else {
     out(io, hooksTable(hooks, decisions, ids));
@@ -113,12 +115,17 @@ function hooksTable(hooks: readonly HookEntry[], decisions: readonly HookDecisio
     for (const t of d.translations) details.push(`${who}: translated: ${t}`);
     for (const n of d.notes) details.push(`${who}: note: ${n}`);
     for (const g of d.gates) details.push(`${who}: gated: ${g.description}`);
-    if (d.envelope === "neutral" && d.native && d.delivery.context !== "at event")
+    const quiet = d.hook.builtin !== undefined && CONTINUITY_BUILTINS[d.hook.builtin]?.context === false;
+    if (d.envelope === "neutral" && d.native && d.delivery.context !== "at event" && !quiet)
       details.push(`${who}: context: ${deliveryNote(d)}`);
-    if (d.hook.builtin !== undefined)
-      details.push(`${who}: kanon's own hook: delivers the context kept for the next prompt`);
+    if (d.hook.builtin !== undefined) details.push(`${who}: kanon's own hook: ${builtinText(d.hook)}`);
   }
   return `${table.join("\n")}\n${details.length > 0 ? `\n${details.join("\n")}\n` : ""}`;
+}
+
+function builtinText(hook: HookEntry): string {
+  const name = hook.name.slice(BUILTIN_PREFIX.length);
+  return CONTINUITY_BUILTINS[name]?.does ?? "delivers the context kept for the next prompt";
 }
 
 function deliveryNote(d: HookDecision): string {
