@@ -260,6 +260,18 @@ export function runCommand(o, input, ms) {
   });
 }
 
+/** The first key of a JSON reply that is not `context`, `decision` or `reason` as they must be. */
+function replyProblem(reply) {
+  if (reply === null || typeof reply !== "object" || Array.isArray(reply)) return "reply";
+  const other = Object.keys(reply).find((k) => k !== "context" && k !== "decision" && k !== "reason");
+  if (other !== undefined) return other;
+  if (reply.context !== undefined && typeof reply.context !== "string") return "context";
+  if (reply.reason !== undefined && typeof reply.reason !== "string") return "reason";
+  if (reply.decision !== undefined && reply.decision !== "block" && reply.decision !== "allow")
+    return "decision";
+  return null;
+}
+
 /**
  * What the command said: `{context, decision, reason}`, or `{problem}` when it failed (the agent goes
  * on; the problem is logged). Plain text is context; output that starts with `{` must be one JSON
@@ -283,12 +295,7 @@ export function interpret(o, r) {
   } catch (e) {
     return { problem: `printed invalid JSON (${e.message})` };
   }
-  const keys = Object.keys(reply);
-  const wrong =
-    keys.find((k) => k !== "context" && k !== "decision" && k !== "reason") ??
-    (reply.context !== undefined && typeof reply.context !== "string" && "context") ??
-    (reply.reason !== undefined && typeof reply.reason !== "string" && "reason") ??
-    (reply.decision !== undefined && reply.decision !== "block" && reply.decision !== "allow" && "decision");
+  const wrong = replyProblem(reply);
   if (wrong) return { problem: `printed a JSON reply with an invalid ${JSON.stringify(wrong)}` };
   if (reply.decision === "block" && !o.block)
     return { context: reply.context ?? "", note: "asked to block, which it does only with blocking: true" };
