@@ -4,12 +4,12 @@
  * line on every prompt, the pause marker on an interrupt, and an advisory Stop. Each fails open: any
  * error means no output, never a blocked or stopped agent.
  */
-import { readdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { BLOCK_MAX, positionLine, type Reminder, readState, reanchorBlock } from "./block.js";
 import { findProjectRoot, type ProjectFiles, projectFiles, readSmallFile, writeAtomic } from "./files.js";
 import { readPause, writePause } from "./pause.js";
-import { isEmpty, readWaypoint } from "./waypoint.js";
+import { isEmpty, readWaypoint, type Waypoint } from "./waypoint.js";
 
 /** What a built-in hook knows of the event (from the neutral envelope). */
 export interface HookFacts {
@@ -25,12 +25,14 @@ const filesOf = (cwd: string): ProjectFiles | null => {
 
 /**
  * The interrupt's first action, before the runner reads anything but the event name: `.kanon/PAUSE`
- * in the project of the working directory. Returns the project, or null when there is none.
+ * in the project of the working directory, when that project keeps continuity files (a project
+ * without a `.kanon` folder gets none). Returns the project, or null.
  */
 export function pauseFirst(cwd: string, agent: string | null): ProjectFiles | null {
   try {
     const files = filesOf(cwd);
-    if (files) writePause(files, null, agent);
+    if (!files || !existsSync(files.dir)) return null;
+    writePause(files, null, agent);
     return files;
   } catch {
     return null;
@@ -54,7 +56,7 @@ export function reanchorContext(facts: HookFacts, maxChars = BLOCK_MAX): string 
     const files = filesOf(facts.cwd);
     if (!files) return "";
     const state = readState(files);
-    noteSession(files, facts, state.waypoint?.revision ?? 0);
+    noteSession(files, facts, state.waypoint);
     return reanchorBlock(state, maxChars);
   } catch {
     return "";
@@ -67,7 +69,7 @@ export function positionContext(facts: HookFacts): string {
     const files = filesOf(facts.cwd);
     if (!files) return "";
     const state = readState(files);
-    noteSession(files, facts, state.waypoint?.revision ?? 0);
+    noteSession(files, facts, state.waypoint);
     const line = positionLine(files, state);
     return line ? `${line}\n` : "";
   } catch {
@@ -86,9 +88,10 @@ const safeName = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 100)
 const sessionFile = (files: ProjectFiles, facts: HookFacts) =>
   join(files.sessions, `${safeName(facts.agent ?? "agent")}-${safeName(facts.session ?? "")}.json`);
 
-/** The waypoint revision a session first saw (written once per session). */
-function noteSession(files: ProjectFiles, facts: HookFacts, revision: number): void {
-  if (!facts.session) return;
+/** The waypoint revision a session first saw (written once per session, when there is a waypoint). */
+function noteSession(files: ProjectFiles, facts: HookFacts, w: Waypoint | null): void {
+  if (!facts.session || !w || isEmpty(w)) return;
+  const revision = w.revision;
   const path = sessionFile(files, facts);
   if (readSmallFile(path) !== null) return;
   writeAtomic(

@@ -24,6 +24,7 @@ describe("pause on interrupt", () => {
   it("writes .kanon/PAUSE at the project root, then adds the reason", () => {
     git();
     mkdirSync(join(p.dir, "src"));
+    mkdirSync(join(p.dir, ".kanon"));
     const files = pauseFirst(join(p.dir, "src"), "kimi");
     expect(files?.root).toBe(p.dir);
     const first = JSON.parse(readFileSync(join(p.dir, ".kanon/PAUSE"), "utf8"));
@@ -44,8 +45,11 @@ describe("pause on interrupt", () => {
     expect(existsSync(join(p.dir, ".kanon/PAUSE"))).toBe(true);
   });
 
-  it("does nothing outside a project, and never throws", () => {
+  it("does nothing outside a project, or in one without continuity files, and never throws", () => {
     expect(pauseFirst(join(p.dir, "nowhere"), "codex")).toBeNull();
+    git();
+    expect(pauseFirst(p.dir, "codex")).toBeNull();
+    expect(existsSync(join(p.dir, ".kanon"))).toBe(false);
   });
 });
 
@@ -55,6 +59,8 @@ describe("re-anchor and position", () => {
     mkdirSync(join(p.dir, "src"));
     expect(reanchorContext(facts())).toBe("");
     expect(positionContext(facts())).toBe("");
+    // A project without a waypoint is left as it was.
+    expect(existsSync(join(p.dir, ".kanon"))).toBe(false);
     writeWaypoint(p.files, () => ({ path: ["a"], next: "the next thing" }), cli);
     expect(reanchorContext(facts())).toMatch(
       /^\[kanon\] Where the work stands: waypoint revision 1 .*\nPath: a\nNext: the next thing\n$/,
