@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sandboxPerTest } from "../support/cli.js";
+import { ROOT, sandboxPerTest } from "../support/cli.js";
 
 const s = sandboxPerTest((s) => {
   mkdirSync(join(s.work, "project", "src"), { recursive: true });
@@ -318,5 +318,116 @@ describe("kanon schema", () => {
       "error",
       "ignore",
     ]);
+  });
+});
+
+describe("continuity: kanon's own hooks", () => {
+  const ALL = "agents: [claude, codex, opencode, gemini, kimi]\n";
+
+  it("are listed by kanon hooks with where each lands in each agent, or why it is left out", async () => {
+    s.writeHome(`version: 1\n${ALL}continuity: { reanchor: true, position_on_prompt: true }\n`);
+    const r = await s.run(["--home", s.kh, "hooks"]);
+    expect(r.status).toBe(0);
+    const row = (hook: string, agent: string) =>
+      r.stdout
+        .split("\n")
+        .find((l) => new RegExp(`^${hook} +\\S+ +${agent} `).test(l))
+        ?.split(/ {2,}/);
+    expect(row("kanon/reanchor", "claude")).toEqual([
+      "kanon/reanchor",
+      "SessionStart",
+      "claude",
+      "as written",
+      "neutral",
+      "at event",
+      "no",
+    ]);
+    expect(row("kanon/reanchor-compact", "claude")).toBeUndefined();
+    expect(row("kanon/reanchor-compact", "kimi")?.slice(3)).toEqual([
+      "as written",
+      "neutral",
+      "next prompt",
+      "no",
+    ]);
+    expect(row("kanon/reanchor", "kimi")?.[5]).toBe("next prompt");
+    expect(row("kanon/carry", "kimi")?.[5]).toBe("at event");
+    expect(row("kanon/reanchor-compact", "gemini")?.[3]).toBe("left out");
+    expect(row("kanon/position", "opencode")?.[5]).toBe("at event");
+    expect(row("kanon/pause", "claude")?.[3]).toBe("left out");
+    expect(row("kanon/pause", "codex")?.slice(3)).toEqual([
+      "as written (gated)",
+      "neutral",
+      "not delivered",
+      "no",
+    ]);
+    expect(row("kanon/stop", "claude")?.slice(3)).toEqual(["as written", "neutral", "not delivered", "no"]);
+    // No carry hook where nothing is carried.
+    expect(row("kanon/carry", "claude")).toBeUndefined();
+    expect(r.stdout).toContain('kanon/pause → claude: left out: event "Interrupt" is not supported\n');
+    expect(r.stdout).toContain(
+      "kanon/pause → claude: kanon's own hook: writes .kanon/PAUSE before anything else when the operator interrupts; an agent without an Interrupt event pauses with kanon waypoint pause\n",
+    );
+    expect(r.stdout).toContain(
+      'kanon/reanchor-compact → gemini: left out: event "PostCompact" is not supported\n',
+    );
+    const json = JSON.parse((await s.run(["--home", s.kh, "hooks", "--json"])).stdout);
+    expect(
+      json.hooks.find(
+        (h: { hook: string; agent: string }) => h.hook === "kanon/position" && h.agent === "codex",
+      ),
+    ).toMatchObject({
+      builtin: "position",
+      envelope: "neutral",
+      event: "UserPromptSubmit",
+      context: "at event",
+      block: false,
+    });
+  });
+
+  it("render into every agent through the runner, each with its bound", async () => {
+    s.writeHome(`version: 1\n${ALL}continuity: { reanchor: true, max_chars: 2000 }\n`);
+    const render = JSON.parse((await s.run(["--home", s.kh, "render", "--json"])).stdout);
+    const file = (suffix: string) =>
+      render.files.find((f: { path: string }) => f.path.endsWith(suffix))?.content as string;
+    const claude = file(".claude/settings.json");
+    expect(claude).toContain('"--builtin",\n              "reanchor"');
+    expect(claude).toContain('"2000"');
+    expect(claude).not.toContain("PostCompact");
+    expect(claude).not.toContain('"position"');
+    const kimi = file(".kimi-code/config.toml");
+    expect(kimi).toMatch(
+      /^command = ".* 'PostCompact' 'kanon\/reanchor-compact' .* '--builtin' 'reanchor'"$/m,
+    );
+    expect(kimi).toMatch(/^command = ".* 'Interrupt' 'kanon\/pause' .* '--builtin' 'pause'"$/m);
+    expect(file("hook-runner.mjs")).toContain("__kanonBundle");
+  });
+
+  it("are only the position hook with position_on_prompt alone, and none without continuity", async () => {
+    s.writeHome(`version: 1\n${ALL}continuity: { position_on_prompt: true }\n`);
+    const hooks = (await s.run(["--home", s.kh, "hooks"])).stdout;
+    const rows = hooks.split("\n\n")[0]!.split("\n").slice(1);
+    expect(rows.map((r) => r.split(/ +/)[0])).toEqual(Array(5).fill("kanon/position"));
+    s.writeHome(`version: 1\n${ALL}`);
+    expect((await s.run(["--home", s.kh, "hooks"])).stdout).toBe("No hooks.\n");
+  });
+
+  it("record the agent and session of a neutral hook that sets the waypoint", async () => {
+    s.writeHome(
+      `version: 1\nagents: [claude]\nhooks:\n  - { name: mark, event: Stop, envelope: neutral, command: "${process.execPath} ${join(ROOT, "dist/kanon.js")} waypoint set --status marked" }\n`,
+    );
+    expect((await s.run(["--home", s.kh, "apply", "--yes"])).status).toBe(0);
+    const settings = JSON.parse(readFileSync(join(s.home, ".claude/settings.json"), "utf8"));
+    const handler = settings.hooks.Stop[0].hooks[0];
+    const r = spawnSync(handler.command, handler.args, {
+      input: JSON.stringify({ session_id: "sess-7", cwd: project(), hook_event_name: "Stop" }),
+      cwd: project(),
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, HOME: s.home },
+    });
+    expect(r.status).toBe(0);
+    expect(waypointFile()).toMatchObject({
+      status: "marked",
+      writer: { agent: "claude", session: "sess-7" },
+    });
   });
 });
