@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { CONTINUITY_COLUMNS, continuityPhase } from "./continuity.js";
 import { drivers } from "./drivers/index.js";
 import {
   type AgentDriver,
@@ -51,6 +52,7 @@ const COLUMNS = [
   "review",
   "doctor",
   ...ENVELOPE_COLUMNS,
+  ...CONTINUITY_COLUMNS,
   "hygiene",
 ];
 /** Run tokens of the agent runs in progress (see sweepStrays). */
@@ -269,6 +271,27 @@ async function runPhase(state: RunState): Promise<number> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.jobs, queue.length) }, worker));
+  // Continuity across agents: one project, every agent in turn (conformance/continuity.ts).
+  const chain = selected.filter((d) => installed[d.id]);
+  if (chain.length > 0) {
+    const root = join(runRoot, "continuity");
+    const checks = await continuityPhase({
+      agents: chain.map((driver) => ({
+        driver,
+        installed: installed[driver.id]!,
+        row: `${driver.id}/${driver.scopes[0]}`,
+        timeoutMs: options.runTimeoutMs ?? driver.timeoutMs,
+      })),
+      root,
+      repoRoot: state.paths.repoRoot,
+      kanon: options.kanon,
+      activeTokens,
+      say,
+    });
+    for (const c of checks) report.add(c.row, c.id, c.status, c.detail);
+    if (checks.some((c) => c.status === "fail")) keptDirs.push(root);
+    else if (!options.keep) rmSync(root, { recursive: true, force: true });
+  }
   clearTimeout(watchdog);
 
   function finish(): void {

@@ -7,6 +7,10 @@ export type ProtocolId = "anthropic" | "responses" | "chat" | "gemini" | "models
 export interface ScriptStep {
   command: string;
   finalText: string;
+  /** Answer with the final text whatever the request carries (FakeModelScript.finalWhen matched). */
+  final?: boolean;
+  /** OpenAI Responses and Chat Completions: the input tokens a tool-call answer reports (default 10). */
+  toolCallTokens?: number;
 }
 
 export interface Answer {
@@ -130,8 +134,8 @@ const anthropic: Protocol = {
         name: String(t.name ?? ""),
         schema: isObject(t.input_schema) ? t.input_schema : undefined,
       }));
-    const shell = toolResults.length === 0 ? pickShellTool(tools) : undefined;
-    const decision = toolResults.length > 0 ? "final" : shell ? "tool_call" : "text";
+    const shell = toolResults.length === 0 && !script.final ? pickShellTool(tools) : undefined;
+    const decision = toolResults.length > 0 || script.final ? "final" : shell ? "tool_call" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const id = nextId("msg");
     const usage = {
@@ -225,8 +229,8 @@ const responses: Protocol = {
         name: String(t.name ?? t.type ?? ""),
         schema: isObject(t.parameters) ? t.parameters : undefined,
       }));
-    const shell = toolResults.length === 0 ? pickShellTool(tools) : undefined;
-    const decision = toolResults.length > 0 ? "final" : shell ? "tool_call" : "text";
+    const shell = toolResults.length === 0 && !script.final ? pickShellTool(tools) : undefined;
+    const decision = toolResults.length > 0 || script.final ? "final" : shell ? "tool_call" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const responseId = nextId("resp");
     const model = typeof request.model === "string" ? request.model : MODEL_ID;
@@ -260,12 +264,13 @@ const responses: Protocol = {
         content: [{ type: "output_text", text, annotations: [] }],
       };
     }
+    const input = shell && script.toolCallTokens ? script.toolCallTokens : 10;
     const usage = {
-      input_tokens: 10,
+      input_tokens: input,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: 5,
       output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 15,
+      total_tokens: input + 5,
     };
     const response = (status: string, output: Json[]): Json => ({
       id: responseId,
@@ -348,15 +353,16 @@ const chat: Protocol = {
         name: String(f.name ?? ""),
         schema: isObject(f.parameters) ? f.parameters : undefined,
       }));
-    const shell = toolResults.length === 0 ? pickShellTool(tools) : undefined;
-    const decision = toolResults.length > 0 ? "final" : shell ? "tool_call" : "text";
+    const shell = toolResults.length === 0 && !script.final ? pickShellTool(tools) : undefined;
+    const decision = toolResults.length > 0 || script.final ? "final" : shell ? "tool_call" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const id = nextId("chatcmpl");
     const model = typeof request.model === "string" ? request.model : MODEL_ID;
     const created = Math.floor(Date.now() / 1000);
     const callId = nextId("call");
     const args = shell ? JSON.stringify(shellArguments(shell, script.command)) : "";
-    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    const prompt = shell && script.toolCallTokens ? script.toolCallTokens : 10;
+    const usage = { prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5 };
     const base = { toolResults, toolName: shell?.name };
     if (request.stream !== true) {
       const message = shell
@@ -449,8 +455,8 @@ const gemini: Protocol = {
         tools.push({ name: String(declaration.name ?? ""), schema });
       }
     }
-    const shell = toolResults.length === 0 ? pickShellTool(tools) : undefined;
-    const decision = toolResults.length > 0 ? "final" : shell ? "tool_call" : "text";
+    const shell = toolResults.length === 0 && !script.final ? pickShellTool(tools) : undefined;
+    const decision = toolResults.length > 0 || script.final ? "final" : shell ? "tool_call" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const part = shell
       ? { functionCall: { name: shell.name, args: shellArguments(shell, script.command) } }

@@ -27,6 +27,16 @@ export interface FakeModelScript {
    * slow to write it. Kimi Code kills PostToolUse hooks when the turn ends, so its driver needs it.
    */
   finalDelayMs?: number;
+  /**
+   * A request whose body holds this text gets the final answer even without a tool result (a
+   * conversation compacted after the tool call no longer carries the result).
+   */
+  finalWhen?: string;
+  /**
+   * The input tokens a tool-call answer reports (OpenAI Responses and Chat Completions), so that an agent with a token limit
+   * compacts after it (default 10).
+   */
+  toolCallTokens?: number;
 }
 
 export interface RecordedRequest {
@@ -60,6 +70,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
   let script: ScriptStep = { command: "true", finalText: "done" };
   let logFile: string | undefined;
   let finalDelayMs = 0;
+  let finalWhen: string | undefined;
   const sockets = new Set<Socket>();
 
   const record = (entry: RecordedRequest): void => {
@@ -105,7 +116,8 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     for (const protocol of protocols) {
       const route = protocol.route(method, path);
       if (!route) continue;
-      const answer = protocol.answer(route, body, script);
+      const step = finalWhen && raw.includes(finalWhen) ? { ...script, final: true } : script;
+      const answer = protocol.answer(route, body, step);
       record({
         kind: "model",
         time: Date.now(),
@@ -161,9 +173,14 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     port: address.port,
     begin(next) {
       requests = [];
-      script = { command: next.command, finalText: next.finalText ?? "done" };
+      script = {
+        command: next.command,
+        finalText: next.finalText ?? "done",
+        ...(next.toolCallTokens ? { toolCallTokens: next.toolCallTokens } : {}),
+      };
       logFile = next.logFile;
       finalDelayMs = next.finalDelayMs ?? 0;
+      finalWhen = next.finalWhen;
       return requests;
     },
     close: () =>
