@@ -93,7 +93,7 @@ options:
   --jobs=N                    agents that run at the same time (default 2; the scopes of one agent
                               run one after the other)
   --timeout=SECONDS           bound for one agent run (default: per driver, 90-120 s)
-  --suite-timeout=SECONDS     bound for the whole run phase (default 600)
+  --suite-timeout=SECONDS     bound for the whole run phase (default 900)
   --keep                      keep the temporary folders (they are kept anyway for failing rows)
   --no-netns                  do not run the agents in a private network namespace
   --kanon=PATH                the kanon CLI to test (default: dist/kanon.js)
@@ -105,7 +105,7 @@ function parseOptions(argv: string[], repoRoot: string): Options | string {
     agents: [],
     keep: false,
     jobs: 2,
-    suiteTimeoutMs: 600_000,
+    suiteTimeoutMs: 900_000,
     netns: true,
     cacheRoot: resolve(process.env.KANON_AGENTS_CACHE || join(repoRoot, ".cache", "agents")),
     kanon: join(repoRoot, "dist", "kanon.js"),
@@ -270,10 +270,11 @@ async function runPhase(state: RunState): Promise<number> {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.jobs, queue.length) }, worker));
-  // Continuity across agents: one project, every agent in turn (conformance/continuity.ts).
-  const chain = selected.filter((d) => installed[d.id]);
-  if (chain.length > 0) {
+  // Continuity across agents: one project, every agent in turn (conformance/continuity.ts), in a lane
+  // of its own beside the rows.
+  const continuity = async (): Promise<void> => {
+    const chain = selected.filter((d) => installed[d.id]);
+    if (chain.length === 0) return;
     const root = join(runRoot, "continuity");
     const checks = await continuityPhase({
       agents: chain.map((driver) => ({
@@ -291,7 +292,8 @@ async function runPhase(state: RunState): Promise<number> {
     for (const c of checks) report.add(c.row, c.id, c.status, c.detail);
     if (checks.some((c) => c.status === "fail")) keptDirs.push(root);
     else if (!options.keep) rmSync(root, { recursive: true, force: true });
-  }
+  };
+  await Promise.all([...Array.from({ length: Math.min(options.jobs, queue.length) }, worker), continuity()]);
   clearTimeout(watchdog);
 
   function finish(): void {

@@ -6,6 +6,7 @@
 import { basename } from "node:path";
 import { type Delivery, limitText, nativeDelivery, neutralDelivery } from "../core/hooks/envelope.js";
 import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../core/hooks/vocabulary.js";
+import { continuityHooksTable } from "./continuity.js";
 import type {
   Agent,
   EventSupport,
@@ -276,6 +277,7 @@ export function generatedSections(agents: readonly Agent[]): Record<string, stri
     "hook-runtime": runtimeNotes(agents),
     "where-files": whereFilesTable(agents),
     "hook-events": eventDetails(agents),
+    "continuity-hooks": continuityHooksTable(agents, (cells) => `| ${cells.map(cell).join(" | ")} |`).join("\n"),
   };
 }
 
