@@ -16,20 +16,19 @@ const ALL_ON: KanonConfig = {
 };
 
 /** Built-in continuity hooks × agents (user scope): the native event and where its context lands. */
-export function continuityHooksTable(agents: readonly Agent[], row: (cells: string[]) => string): string[] {
+export function continuityHooksTable(agents: readonly Agent[]): { header: string[]; rows: string[][] } {
   const known = new Set(NEUTRAL_EVENTS.map((e) => e.name));
   const decisions = agents.map((a) => continuityDecisions(ALL_ON, a.manifest, "user", known, {}, 0));
-  const lines = [row(["Hook", "What it does", ...agents.map((a) => a.manifest.displayName)])];
-  lines.push(row(["---", "---", ...agents.map(() => "---")]));
-  for (const [name, builtin] of Object.entries(CONTINUITY_BUILTINS)) {
-    const cells = decisions.map((ds) => {
+  const rows = Object.entries(CONTINUITY_BUILTINS).map(([name, builtin]) => [
+    `\`kanon/${name}\``,
+    builtin.does,
+    ...decisions.map((ds) => {
       const d = ds.find((x) => x.hook.name === `${BUILTIN_PREFIX}${name}`);
-      if (!d) return "— (kanon/reanchor covers it: SessionStart fires again after compaction)";
-      if (!d.native) return `left out: no ${d.missing?.capability.replace(/^event /, "") ?? "support"}`;
-      const where = builtin.context ? d.delivery.context : "runs (no context)";
+      if (!d) return "— (kanon/reanchor: SessionStart fires again after compaction)";
+      if (!d.native) return `left out: ${d.missing?.capability ?? "not supported"} is not supported`;
+      const where = builtin.context ? d.delivery.context : "runs, gives no context";
       return `\`${d.native.event}\`${d.native.matcherText ? ` (${d.native.matcherText})` : ""}: ${where}`;
-    });
-    lines.push(row([`\`kanon/${name}\``, builtin.does, ...cells]));
-  }
-  return lines;
+    }),
+  ]);
+  return { header: ["Hook", "What it does", ...agents.map((a) => a.manifest.displayName)], rows };
 }

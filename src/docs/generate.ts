@@ -6,7 +6,6 @@
 import { basename } from "node:path";
 import { type Delivery, limitText, nativeDelivery, neutralDelivery } from "../core/hooks/envelope.js";
 import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../core/hooks/vocabulary.js";
-import { continuityHooksTable } from "./continuity.js";
 import type {
   Agent,
   EventSupport,
@@ -16,6 +15,7 @@ import type {
   ScopedPath,
   Verified,
 } from "../model/manifest.js";
+import { continuityHooksTable } from "./continuity.js";
 
 const BEGIN = (name: string) => `<!-- BEGIN GENERATED: ${name} (npm run docs) -->`;
 const END = (name: string) => `<!-- END GENERATED: ${name} -->`;
@@ -269,6 +269,7 @@ export function hookDeliveryTable(agents: readonly Agent[]): string {
 }
 
 export function generatedSections(agents: readonly Agent[]): Record<string, string> {
+  const continuity = continuityHooksTable(agents);
   return {
     "hook-delivery": hookDeliveryTable(agents),
     "hook-support": hookSupportTable(agents),
@@ -277,7 +278,7 @@ export function generatedSections(agents: readonly Agent[]): Record<string, stri
     "hook-runtime": runtimeNotes(agents),
     "where-files": whereFilesTable(agents),
     "hook-events": eventDetails(agents),
-    "continuity-hooks": continuityHooksTable(agents, (cells) => `| ${cells.map(cell).join(" | ")} |`).join("\n"),
+    "continuity-hooks": table(continuity.header, continuity.rows),
   };
 }
 
