@@ -190,8 +190,9 @@ function killGroup(child, signal) {
 }
 
 /** Runs the hook's command with `input` on stdin; resolves with what it did, never rejects. */
-export async function runCommand(o, input, ms) {
-  const { spawn } = await import("node:child_process");
+export function runCommand(o, input, ms) {
+  // Loaded here, not at the top: a built-in handler does without it (Node >= 20.16 has getBuiltinModule).
+  const { spawn } = process.getBuiltinModule("node:child_process");
   return new Promise((resolve) => {
     const r = { code: null, signal: null, stdout: "", stdoutTotal: 0, stderr: "", timedOut: false };
     const options = { stdio: ["pipe", "pipe", "pipe"], detached: !WINDOWS, windowsHide: true };

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { sandboxPerTest } from "../support/cli.js";
 
@@ -155,7 +155,7 @@ describe("kanon hooks", () => {
 describe("kanon schema --envelope", () => {
   it("is a JSON Schema that the runner's envelope satisfies", async () => {
     const schema = JSON.parse((await s.run(["schema", "--envelope"])).stdout);
-    const validate = new Ajv2020.default({ strict: false }).compile(schema);
+    const validate = new Ajv2020({ strict: false }).compile(schema);
     s.writeHome(HOME);
     await s.k("apply", "--yes");
     const out = join(s.work, "envelope.json");
