@@ -37,8 +37,18 @@ export interface Reply {
 }
 
 export function parseArgs(argv: string[]): RunnerOptions;
-export function buildEnvelope(agent: string, event: string, native: unknown, table: unknown, cwd: string): Envelope;
-export function bound(s: string, max: number, ceiling: { max: number; unit: "utf16" | "bytes/4" } | null): string;
+export function buildEnvelope(
+  agent: string,
+  event: string,
+  native: unknown,
+  table: unknown,
+  cwd: string,
+): Envelope;
+export function bound(
+  s: string,
+  max: number,
+  ceiling: { max: number; unit: "utf16" | "bytes/4" } | null,
+): string;
 export function deadlineMs(timeoutSec: number): number;
 export function runCommand(o: RunnerOptions, input: string, ms: number): Promise<unknown>;
 export function interpret(o: RunnerOptions, r: unknown): Reply;
