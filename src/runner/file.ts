@@ -87,7 +87,7 @@ export function runnerText(manifests: readonly AgentManifest[], stateDir: string
   const end = RUNNER.indexOf(END);
   const runner = RUNNER.slice(0, start + BEGIN.length) + data + RUNNER.slice(end);
   // kanon's continuity code (waypoint, re-anchor block, pause), for the continuity built-ins: a
-  // function the runner calls with a `require` the first time one of them runs.
+  // function the runner calls with a `require` of Node's built-ins the first time one of them runs.
   const c = runner.indexOf(CONTINUITY_BEGIN) + CONTINUITY_BEGIN.length;
   const loader = `const loadContinuity = (require) => {\n${CONTINUITY}return __kanonBundle;\n};\n`;
   return HEADER + runner.slice(0, c) + loader + runner.slice(runner.indexOf(CONTINUITY_END));

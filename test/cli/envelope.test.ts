@@ -5,10 +5,11 @@
  * context lands; `kanon schema --envelope` describes what the runner hands a hook.
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { sandboxPerTest } from "../support/cli.js";
+import { ROOT, sandboxPerTest } from "../support/cli.js";
 
 const s = sandboxPerTest();
 
@@ -114,6 +115,25 @@ describe("apply", () => {
   });
 });
 
+describe("kanon import", () => {
+  it("reads neutral hooks back as neutral hooks: no node or runner path, and kanon/carry left to kanon", async () => {
+    s.writeHome(readFileSync(join(ROOT, "test/fixtures/homes/envelope/kanon.yaml"), "utf8"));
+    expect((await s.k("apply", "--yes")).status).toBe(0);
+    const other = join(s.work, "imported");
+    const r = await s.run(["--home", other, "import", "--write"]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe("");
+    const yaml = readFileSync(join(other, "kanon.yaml"), "utf8");
+    expect(yaml).not.toContain("hook-runner");
+    expect(yaml).not.toContain("kanon/carry");
+    expect(yaml).toContain(
+      "  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    command: /usr/local/bin/guard\n",
+    );
+    expect(yaml).toContain("    envelope: neutral\n    blocking: true\n");
+    expect((await s.run(["--home", other, "diff"])).stdout).toBe("No changes.\n");
+  });
+});
+
 describe("kanon hooks", () => {
   it("shows the envelope, where the context lands and whether it can block, per hook and agent", async () => {
     s.writeHome(HOME);
@@ -155,7 +175,7 @@ describe("kanon hooks", () => {
 describe("kanon schema --envelope", () => {
   it("is a JSON Schema that the runner's envelope satisfies", async () => {
     const schema = JSON.parse((await s.run(["schema", "--envelope"])).stdout);
-    const validate = new Ajv2020.default({ strict: false }).compile(schema);
+    const validate = new Ajv2020({ strict: false }).compile(schema);
     s.writeHome(HOME);
     await s.k("apply", "--yes");
     const out = join(s.work, "envelope.json");

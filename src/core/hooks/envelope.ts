@@ -5,7 +5,7 @@
  * runner itself is src/runner/ (a standalone file kanon writes at apply time).
  */
 import type { HookEntry, HookEnvelope, KanonConfig } from "../../model/config.js";
-import type { AgentManifest, ContextLimit, EnvelopeField, EventSupport } from "../../model/manifest.js";
+import type { AgentManifest, ContextLimit, EventSupport } from "../../model/manifest.js";
 
 /** The `envelope` key of every stdin object: bumped only when a key changes meaning. */
 export const ENVELOPE_VERSION = 1;
@@ -40,20 +40,6 @@ export const ENVELOPE_KEYS = [
   "reason",
   "native",
 ] as const;
-
-/** Which native stdin fact fills each envelope key (the manifests map each to the agent's key). */
-export const ENVELOPE_FIELDS: readonly EnvelopeField[] = [
-  "session_id",
-  "cwd",
-  "transcript_path",
-  "prompt",
-  "tool_name",
-  "tool_input",
-  "tool_output",
-  "source",
-  "trigger",
-  "reason",
-];
 
 /**
  * The envelope a command hook has: its own `envelope`, else kanon.yaml's `hooks_envelope`, else
