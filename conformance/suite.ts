@@ -38,6 +38,7 @@ import {
   sweepStrays,
 } from "./lib/proc.js";
 import { Report } from "./lib/report.js";
+import { MCP_COLUMNS, mcpPhase } from "./mcp/phase.js";
 
 const COLUMNS = [
   "install",
@@ -54,6 +55,7 @@ const COLUMNS = [
   ...ENVELOPE_COLUMNS,
   ...CONTINUITY_COLUMNS,
   "hygiene",
+  ...MCP_COLUMNS,
 ];
 /** Run tokens of the agent runs in progress (see sweepStrays). */
 const activeTokens = new Set<string>();
@@ -70,6 +72,8 @@ interface Options {
   cacheRoot: string;
   /** The kanon CLI to test (default: <repo>/dist/kanon.js). */
   kanon: string;
+  /** Run the MCP phase only (conformance/mcp/phase.ts). */
+  mcpOnly?: boolean;
 }
 
 interface Paths {
@@ -97,6 +101,7 @@ options:
   --keep                      keep the temporary folders (they are kept anyway for failing rows)
   --no-netns                  do not run the agents in a private network namespace
   --kanon=PATH                the kanon CLI to test (default: dist/kanon.js)
+  --mcp-only                  run the MCP phase only
 env:
   KANON_AGENTS_CACHE          where agent packages are installed (default: <repo>/.cache/agents)`;
 
@@ -116,6 +121,7 @@ function parseOptions(argv: string[], repoRoot: string): Options | string {
       : [arg, ""];
     if (flag === "--help" || flag === "-h") return USAGE;
     if (flag === "--keep") options.keep = true;
+    else if (flag === "--mcp-only") options.mcpOnly = true;
     else if (flag === "--no-netns") options.netns = false;
     else if (flag === "--kanon" && value) options.kanon = resolve(value);
     else if (flag === "--jobs" && Number(value) >= 1) options.jobs = Math.floor(Number(value));
@@ -251,7 +257,7 @@ async function runPhase(state: RunState): Promise<number> {
   const selected = drivers.filter((d) => options.agents.includes(d.id));
   // Rows in a stable order: agent by agent, user before project.
   for (const driver of selected) {
-    for (const scope of driver.scopes) {
+    for (const scope of [...driver.scopes, ...driver.mcpOnlyScopes]) {
       const row = `${driver.id}/${scope}`;
       report.row({ row, version: driver.version, seconds: 0 });
       if (!installed[driver.id])
@@ -268,13 +274,23 @@ async function runPhase(state: RunState): Promise<number> {
         const kept = await runRow(driver, installed[driver.id]!, scope, state, report);
         if (kept) keptDirs.push(kept);
       }
+      // Scopes where the agent reads MCP servers but no hooks (Kimi Code's project): the MCP phase only.
+      for (const scope of driver.mcpOnlyScopes) {
+        const root = join(runRoot, `${driver.id}-${scope}`);
+        const started = performance.now();
+        const row = `${driver.id}/${scope}`;
+        const failed = await runMcp(driver, installed[driver.id]!, scope, state, report, root);
+        report.row({ row, version: driver.version, seconds: (performance.now() - started) / 1000 });
+        if (failed || options.keep) keptDirs.push(root);
+        else rmSync(root, { recursive: true, force: true });
+      }
     }
   };
   // Continuity across agents: one project, every agent in turn (conformance/continuity.ts), in a lane
   // of its own beside the rows.
   const continuity = async (): Promise<void> => {
     const chain = selected.filter((d) => installed[d.id]);
-    if (chain.length === 0) return;
+    if (chain.length === 0 || options.mcpOnly) return;
     const root = join(runRoot, "continuity");
     const checks = await continuityPhase({
       agents: chain.map((driver) => ({
@@ -376,6 +392,10 @@ async function runRow(
   };
 
   try {
+    if (options.mcpOnly) {
+      await runMcp(driver, installed, scope, state, report, join(layout.root, "mcp"), timeoutMs);
+      return failuresBefore() > 0 || options.keep ? layout.root : undefined;
+    }
     await driver.prepare(layout, model.url, scope);
     const hooks = readHooks(layout.kanonHome);
     const rendered = hooks.filter((h) => targets(h, driver.id) && !driver.omittedEvents.includes(h.event));
@@ -463,6 +483,7 @@ async function runRow(
     }
 
     report.add(row, "hygiene", ...hygieneCheck([lifecycle, block]));
+    await runMcp(driver, installed, scope, state, report, join(layout.root, "mcp"), timeoutMs);
   } catch (error) {
     report.add(
       row,
@@ -477,6 +498,40 @@ async function runRow(
   if (failuresBefore() > 0 || options.keep) return layout.root;
   rmSync(layout.root, { recursive: true, force: true });
   return undefined;
+}
+
+/** The MCP phase of one agent and scope (conformance/mcp/phase.ts); true when a check failed. */
+async function runMcp(
+  driver: AgentDriver,
+  installed: Installed,
+  scope: Scope,
+  state: RunState,
+  report: Report,
+  root: string,
+  timeoutMs = state.options.runTimeoutMs ?? driver.timeoutMs,
+): Promise<boolean> {
+  const row = `${driver.id}/${scope}`;
+  try {
+    const { checks } = await mcpPhase({
+      driver,
+      installed,
+      scope,
+      root,
+      repoRoot: state.paths.repoRoot,
+      kanonCli: state.options.kanon,
+      timeoutMs,
+    });
+    for (const c of checks) report.add(row, c.id, c.status, c.detail);
+    return checks.some((c) => c.status === "fail");
+  } catch (error) {
+    report.add(
+      row,
+      "mcp-render",
+      "fail",
+      `MCP phase error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    return true;
+  }
 }
 
 function targets(hook: NeutralHook, agent: string): boolean {

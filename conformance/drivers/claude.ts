@@ -1,5 +1,6 @@
 // Claude Code: Anthropic Messages over SSE, hooks in settings.json (user and project).
 
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claudeManifest } from "../../src/agents/claude/manifest.js";
 import { installAgent, isMusl, platformKey } from "../lib/install.js";
@@ -66,6 +67,19 @@ export const claude = defineDriver({
         DISABLE_ERROR_REPORTING: "1",
       },
     };
+  },
+
+  async mcpSetup(layout, _scope, servers) {
+    // The user's approval of the project's .mcp.json servers, and of their tools in -p mode.
+    const dir = join(layout.home, ".claude");
+    mkdirSync(dir, { recursive: true });
+    const settings = {
+      enableAllProjectMcpServers: true,
+      permissions: { allow: servers.map((s) => `mcp__${s}`) },
+    };
+    writeFileSync(join(dir, "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
+    // MCP tools up front (no ToolSearch round-trip): the fake model calls them by name.
+    return { ENABLE_TOOL_SEARCH: "false" };
   },
 
   payload(event: LifecycleEvent, ctx: PayloadContext) {

@@ -126,4 +126,13 @@ export const codex = defineDriver({
   },
 
   extraChecks: reviewChecks,
+
+  // The MCP phase runs without the approval bypass: config.toml's approval_policy = "never" still
+  // lets a tool run unasked, unless kanon's approval settings for it say otherwise.
+  mcpArgv: (argv) => [
+    ...argv.slice(0, argv.indexOf("exec") + 1),
+    "-c",
+    'approval_policy="on-request"',
+    ...argv.slice(argv.indexOf("exec") + 1).filter((a) => a !== "--dangerously-bypass-approvals-and-sandbox"),
+  ],
 });

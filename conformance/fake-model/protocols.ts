@@ -7,10 +7,22 @@ export type ProtocolId = "anthropic" | "responses" | "chat" | "gemini" | "models
 export interface ScriptStep {
   command: string;
   finalText: string;
+  /**
+   * Tool calls by exact name, one per model request, instead of the shell call (the MCP phase): each
+   * request gets the next call whose tool it offers, then the final text.
+   */
+  calls?: ScriptedCall[];
+  /** The scripted calls made so far in this run. */
+  called?: Set<string>;
   /** Answer with the final text whatever the request carries (FakeModelScript.finalWhen matched). */
   final?: boolean;
   /** OpenAI Responses and Chat Completions: the input tokens a tool-call answer reports (default 10). */
   toolCallTokens?: number;
+}
+
+export interface ScriptedCall {
+  name: string;
+  args: Json;
 }
 
 export interface Answer {
@@ -20,6 +32,8 @@ export interface Answer {
   chunks: string[];
   toolResults?: string[];
   toolName?: string;
+  /** Names of the tools the request offered. */
+  offered?: string[];
 }
 
 export interface Protocol {
@@ -82,6 +96,29 @@ export function shellArguments(tool: OfferedTool, command: string): Json {
   return args;
 }
 
+/**
+ * The calls to make for a request that offers `tools` and carries `results` tool results: the shell
+ * call (first request only), or the scripted calls whose tools the request offers, each made once (an
+ * agent may offer a server's tools only once it has connected), in script order, at most `max` at a
+ * time (protocols that carry several calls in one answer save a model round trip per call).
+ */
+function nextCalls(tools: OfferedTool[], results: number, script: ScriptStep, max = 1): ScriptedCall[] {
+  if (script.final) return [];
+  if (script.calls) {
+    const offered = new Set(tools.map((t) => t.name));
+    const calls = script.calls
+      .filter((c) => offered.has(c.name) && !script.called?.has(c.name))
+      .slice(0, max);
+    for (const c of calls) script.called?.add(c.name);
+    return calls;
+  }
+  const tool = results === 0 ? pickShellTool(tools) : undefined;
+  return tool ? [{ name: tool.name, args: shellArguments(tool, script.command) }] : [];
+}
+
+const nextCall = (tools: OfferedTool[], results: number, script: ScriptStep): ScriptedCall | undefined =>
+  nextCalls(tools, results, script)[0];
+
 /** Text of a tool-result payload in any of the shapes the agents use. */
 function contentText(value: unknown): string {
   if (typeof value === "string") return value;
@@ -134,8 +171,8 @@ const anthropic: Protocol = {
         name: String(t.name ?? ""),
         schema: isObject(t.input_schema) ? t.input_schema : undefined,
       }));
-    const shell = toolResults.length === 0 && !script.final ? pickShellTool(tools) : undefined;
-    const decision = toolResults.length > 0 || script.final ? "final" : shell ? "tool_call" : "text";
+    const shell = nextCall(tools, toolResults.length, script);
+    const decision = shell ? "tool_call" : toolResults.length > 0 || script.final ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const id = nextId("msg");
     const usage = {
@@ -149,11 +186,11 @@ const anthropic: Protocol = {
           type: "tool_use",
           id: nextId("toolu"),
           name: shell.name,
-          input: shellArguments(shell, script.command),
+          input: shell.args,
         }
       : { type: "text", text };
     const stopReason = shell ? "tool_use" : "end_turn";
-    const base = { toolResults, toolName: shell?.name };
+    const base = { toolResults, toolName: shell?.name, offered: tools.map((t) => t.name) };
     if (request.stream !== true) {
       const message = {
         id,
@@ -192,7 +229,7 @@ const anthropic: Protocol = {
         type: "content_block_delta",
         index: 0,
         delta: shell
-          ? { type: "input_json_delta", partial_json: JSON.stringify(shellArguments(shell, script.command)) }
+          ? { type: "input_json_delta", partial_json: JSON.stringify(shell.args) }
           : { type: "text_delta", text },
       }),
       sse("content_block_stop", { type: "content_block_stop", index: 0 }),
@@ -223,14 +260,29 @@ const responses: Protocol = {
         toolResults.push(contentText(item.output));
       }
     }
+    // Codex groups each MCP server's tools in a namespace (`mcp__<server>`): its tools are offered as
+    // `<namespace>__<tool>`, and a call names the tool and its namespace.
+    const namespaces = new Map<string, { namespace: string; name: string }>();
     const tools: OfferedTool[] = asArray(request.tools)
       .filter(isObject)
-      .map((t) => ({
-        name: String(t.name ?? t.type ?? ""),
-        schema: isObject(t.parameters) ? t.parameters : undefined,
-      }));
-    const shell = toolResults.length === 0 && !script.final ? pickShellTool(tools) : undefined;
-    const decision = toolResults.length > 0 || script.final ? "final" : shell ? "tool_call" : "text";
+      .flatMap((t) =>
+        t.type === "namespace"
+          ? asArray(t.tools)
+              .filter(isObject)
+              .map((f) => {
+                const name = `${String(t.name)}__${String(f.name)}`;
+                namespaces.set(name, { namespace: String(t.name), name: String(f.name) });
+                return { name, schema: isObject(f.parameters) ? f.parameters : undefined };
+              })
+          : [
+              {
+                name: String(t.name ?? t.type ?? ""),
+                schema: isObject(t.parameters) ? t.parameters : undefined,
+              },
+            ],
+      );
+    const shell = nextCall(tools, toolResults.length, script);
+    const decision = shell ? "tool_call" : toolResults.length > 0 || script.final ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const responseId = nextId("resp");
     const model = typeof request.model === "string" ? request.model : MODEL_ID;
@@ -251,8 +303,8 @@ const responses: Protocol = {
               type: "function_call",
               id: nextId("fc"),
               call_id: callId,
-              name: shell.name,
-              arguments: JSON.stringify(shellArguments(shell, script.command)),
+              ...(namespaces.get(shell.name) ?? { name: shell.name }),
+              arguments: JSON.stringify(shell.args),
               status: "completed",
             };
     } else {
@@ -281,7 +333,7 @@ const responses: Protocol = {
       output,
       ...(status === "completed" ? { usage } : {}),
     });
-    const base = { toolResults, toolName: shell?.name };
+    const base = { toolResults, toolName: shell?.name, offered: tools.map((t) => t.name) };
     if (request.stream === false) {
       return {
         ...base,
@@ -353,31 +405,40 @@ const chat: Protocol = {
         name: String(f.name ?? ""),
         schema: isObject(f.parameters) ? f.parameters : undefined,
       }));
-    const shell = toolResults.length === 0 && !script.final ? pickShellTool(tools) : undefined;
-    const decision = toolResults.length > 0 || script.final ? "final" : shell ? "tool_call" : "text";
+    const calls = nextCalls(tools, toolResults.length, script, Number.POSITIVE_INFINITY);
+    const decision =
+      calls.length > 0 ? "tool_call" : toolResults.length > 0 || script.final ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const id = nextId("chatcmpl");
     const model = typeof request.model === "string" ? request.model : MODEL_ID;
     const created = Math.floor(Date.now() / 1000);
-    const callId = nextId("call");
-    const args = shell ? JSON.stringify(shellArguments(shell, script.command)) : "";
-    const prompt = shell && script.toolCallTokens ? script.toolCallTokens : 10;
+    const withIds = calls.map((c) => ({ ...c, id: nextId("call"), json: JSON.stringify(c.args) }));
+    const prompt = calls.length > 0 && script.toolCallTokens ? script.toolCallTokens : 10;
     const usage = { prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5 };
-    const base = { toolResults, toolName: shell?.name };
+    const base = {
+      toolResults,
+      toolName: calls.map((c) => c.name).join(",") || undefined,
+      offered: tools.map((t) => t.name),
+    };
     if (request.stream !== true) {
-      const message = shell
-        ? {
-            role: "assistant",
-            content: null,
-            tool_calls: [{ id: callId, type: "function", function: { name: shell.name, arguments: args } }],
-          }
-        : { role: "assistant", content: text };
+      const message =
+        calls.length > 0
+          ? {
+              role: "assistant",
+              content: null,
+              tool_calls: withIds.map((c) => ({
+                id: c.id,
+                type: "function",
+                function: { name: c.name, arguments: c.json },
+              })),
+            }
+          : { role: "assistant", content: text };
       const completion = {
         id,
         object: "chat.completion",
         created,
         model,
-        choices: [{ index: 0, message, finish_reason: shell ? "tool_calls" : "stop" }],
+        choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }],
         usage,
       };
       return { ...base, decision, headers: JSON_HEADERS, chunks: [JSON.stringify(completion)] };
@@ -385,7 +446,7 @@ const chat: Protocol = {
     const chunk = (choices: Json[], extra: Json = {}): string =>
       sse(undefined, { id, object: "chat.completion.chunk", created, model, choices, ...extra });
     const chunks: string[] = [];
-    if (shell) {
+    if (calls.length > 0) {
       chunks.push(
         chunk([
           {
@@ -393,9 +454,12 @@ const chat: Protocol = {
             delta: {
               role: "assistant",
               content: null,
-              tool_calls: [
-                { index: 0, id: callId, type: "function", function: { name: shell.name, arguments: "" } },
-              ],
+              tool_calls: withIds.map((c, index) => ({
+                index,
+                id: c.id,
+                type: "function",
+                function: { name: c.name, arguments: "" },
+              })),
             },
             finish_reason: null,
           },
@@ -403,7 +467,7 @@ const chat: Protocol = {
         chunk([
           {
             index: 0,
-            delta: { tool_calls: [{ index: 0, function: { arguments: args } }] },
+            delta: { tool_calls: withIds.map((c, index) => ({ index, function: { arguments: c.json } })) },
             finish_reason: null,
           },
         ]),
@@ -455,17 +519,21 @@ const gemini: Protocol = {
         tools.push({ name: String(declaration.name ?? ""), schema });
       }
     }
-    const shell = toolResults.length === 0 && !script.final ? pickShellTool(tools) : undefined;
-    const decision = toolResults.length > 0 || script.final ? "final" : shell ? "tool_call" : "text";
+    const calls = nextCalls(tools, toolResults.length, script, Number.POSITIVE_INFINITY);
+    const decision =
+      calls.length > 0 ? "tool_call" : toolResults.length > 0 || script.final ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
-    const part = shell
-      ? { functionCall: { name: shell.name, args: shellArguments(shell, script.command) } }
-      : { text };
+    const parts =
+      calls.length > 0 ? calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) : [{ text }];
     const answer = {
-      candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],
+      candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
       usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
     };
-    const base = { toolResults, toolName: shell?.name };
+    const base = {
+      toolResults,
+      toolName: calls.map((c) => c.name).join(",") || undefined,
+      offered: tools.map((t) => t.name),
+    };
     if (route === "stream")
       return { ...base, decision, headers: SSE_HEADERS, chunks: [sse(undefined, answer)] };
     return { ...base, decision, headers: JSON_HEADERS, chunks: [JSON.stringify(answer)] };

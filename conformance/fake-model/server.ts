@@ -13,13 +13,15 @@
 import { appendFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { type ProtocolId, protocols, type ScriptStep } from "./protocols.js";
+import { type ProtocolId, protocols, type ScriptedCall, type ScriptStep } from "./protocols.js";
 
 export interface FakeModelScript {
   /** Shell command that the scripted tool call runs. */
   command: string;
   /** Final answer once the request carries a tool result. */
   finalText?: string;
+  /** Tool calls by exact name instead of the shell call (see ScriptStep.calls). */
+  calls?: ScriptedCall[];
   /** JSONL file that receives one line per request (requests are also kept in memory). */
   logFile?: string;
   /**
@@ -33,8 +35,8 @@ export interface FakeModelScript {
    */
   finalWhen?: string;
   /**
-   * The input tokens a tool-call answer reports (OpenAI Responses and Chat Completions), so that an agent with a token limit
-   * compacts after it (default 10).
+   * The input tokens a tool-call answer reports (OpenAI Responses and Chat Completions), so that an
+   * agent with a token limit compacts after it (default 10).
    */
   toolCallTokens?: number;
 }
@@ -53,6 +55,8 @@ export interface RecordedRequest {
   toolResults?: string[];
   /** Name of the tool the server called (when decision = tool_call). */
   toolName?: string;
+  /** Names of the tools the request offered (model requests only). */
+  offered?: string[];
 }
 
 export interface FakeModel {
@@ -129,6 +133,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
         decision: answer.decision,
         toolResults: answer.toolResults,
         toolName: answer.toolName,
+        offered: answer.offered,
       });
       if (answer.decision === "final" && finalDelayMs > 0)
         await new Promise((resolve) => setTimeout(resolve, finalDelayMs));
@@ -176,6 +181,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       script = {
         command: next.command,
         finalText: next.finalText ?? "done",
+        ...(next.calls ? { calls: next.calls, called: new Set<string>() } : {}),
         ...(next.toolCallTokens ? { toolCallTokens: next.toolCallTokens } : {}),
       };
       logFile = next.logFile;

@@ -181,6 +181,17 @@ export const COMMANDS: CommandSpec[] = [
     run: async ({ flags, opts, io }) => (await import("./commands/hooks.js")).hooksCommand(flags, opts, io),
   },
   {
+    names: ["mcp"],
+    description:
+      "Show how every MCP server renders for every agent: as written, translated, or left out, and why",
+    options: [
+      { flags: "--json", description: "print the decisions as JSON" },
+      { flags: "--strict", description: "exit 1 when any server is not rendered as written" },
+    ],
+    example: "kanon mcp --agent codex",
+    run: async ({ flags, opts, io }) => (await import("./commands/mcp.js")).mcpCommand(flags, opts, io),
+  },
+  {
     names: ["schema"],
     description: "Print the JSON Schema of kanon.yaml (for editor completion and checks)",
     options: [

@@ -137,7 +137,7 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
   const warnings = [
     ...v.validation.warnings,
     ...hookWarnings(v.validation.decisions, v.agents),
-    ...serverWarnings(v.validation.omittedServers, v.agents),
+    ...serverWarnings(v.validation.mcp, v.agents),
     ...agentHomes(
       v.agents.map((a) => a.manifest),
       io.env,
@@ -161,6 +161,7 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
     scope: v.scope,
     agents: v.agents,
     decisions: v.validation.decisions,
+    mcp: v.validation.mcp,
     ...(neutral
       ? {
           runner: {

@@ -13,7 +13,7 @@ import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { agentPath } from "./homes.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
-import { literalVariables } from "./mcp-variables.js";
+import type { McpDecision } from "./mcp.js";
 import { providerSkillName } from "./skill-names.js";
 
 /** Bytes of instruction files that are not UTF-8 were decoded as escapes (formats/utf8.ts) and come back as they were. */
@@ -30,6 +30,8 @@ export interface RenderInput {
    * envelope, owned like every rendered file, so removing the last such hook removes it too.
    */
   runner?: { path: string; content: string };
+  /** MCP server decisions from validation: each agent gets the servers decided for it, as decided. */
+  mcp: readonly McpDecision[];
 }
 
 export function renderAll(input: RenderInput): TargetFile[] {
@@ -56,7 +58,7 @@ function runnerFile({ agents, decisions, runner }: RenderInput): TargetFile | nu
   };
 }
 
-function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): TargetFile[] {
+function renderAgent(agent: Agent, { source, scope, decisions, mcp }: RenderInput): TargetFile[] {
   const m = agent.manifest;
   const at = (p: ScopedPath) => agentPath(m, p, scope);
   const out: TargetFile[] = [];
@@ -73,11 +75,9 @@ function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): T
   if (skillRoot) out.push(...renderSkills(agent, source, skillRoot));
 
   const mcpPath = at(m.mcp.file);
-  const servers = Object.entries(source.config.mcp.servers)
-    .filter(([, s]) => s.enabled !== false && targetsAgent(s.targets, m.id))
-    // A server the agent would get `${VAR}` as text for is left out (validate warned or failed).
-    .filter(([, s]) => literalVariables(agent, s).length === 0)
-    .sort(([a], [b]) => compareBytes(a, b));
+  // Disabled and untargeted servers have no decision; one left out has nothing to render.
+  const decided = mcp.filter((d) => d.agent === m.id && d.render);
+  const servers = decided.map((d) => [d.server, d.render!] as const).sort(([a], [b]) => compareBytes(a, b));
   if (mcpPath && servers.length > 0) {
     const managed = {
       [m.mcp.key]: Object.fromEntries(servers.map(([name, s]) => [name, agent.mcpServer(s)])),
@@ -88,7 +88,8 @@ function renderAgent(agent: Agent, { source, scope, decisions }: RenderInput): T
       agent: m.id,
       path: mcpPath,
       content: text(content),
-      mode: 0o644,
+      // A value kanon resolved at apply may be a secret: a file kanon creates for it is private.
+      mode: decided.some((d) => d.resolved.length > 0) ? 0o600 : 0o644,
       merge: { kind: "entries", format: m.mcp.format, key: m.mcp.key },
       managed,
       ...(alternatives.length > 0 ? { alternatives } : {}),

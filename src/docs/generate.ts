@@ -6,14 +6,16 @@
 import { basename } from "node:path";
 import { type Delivery, limitText, nativeDelivery, neutralDelivery } from "../core/hooks/envelope.js";
 import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../core/hooks/vocabulary.js";
-import type {
-  Agent,
-  EventSupport,
-  FieldSupport,
-  HomeVariable,
-  HookCapabilities,
-  ScopedPath,
-  Verified,
+import {
+  type Agent,
+  type EventSupport,
+  type FieldSupport,
+  type HomeVariable,
+  type HookCapabilities,
+  MCP_FIELDS,
+  type McpFieldSupport,
+  type ScopedPath,
+  type Verified,
 } from "../model/manifest.js";
 import { continuityHooksTable } from "./continuity.js";
 
@@ -268,10 +270,62 @@ export function hookDeliveryTable(agents: readonly Agent[]): string {
   return table(header, rows);
 }
 
+function mcpFieldCell(f: McpFieldSupport): string {
+  switch (f.support) {
+    case "native":
+      return f.name ? `as ${code(f.name)}` : "as written";
+    case "translated":
+      return f.how;
+    case "dropped":
+      return `not written: ${f.why}`;
+    case "none":
+      return `left out, with a warning: ${f.why}`;
+  }
+}
+
+/** Each neutral MCP server field × agent, from the manifests' MCP tables (what `kanon mcp` reports). */
+export function mcpSupportTable(agents: readonly Agent[]): string {
+  const header = [
+    "field",
+    ...agents.map((a) => `${a.manifest.displayName} ${a.manifest.mcp.verified.version}`),
+  ];
+  const rows: string[][] = [
+    [
+      "tool names",
+      ...agents.map((a) =>
+        code(a.manifest.mcp.toolName.replace("{server}", "<server>").replace("{tool}", "<tool>")),
+      ),
+    ],
+    [
+      "`${VAR}` in values",
+      ...agents.map((a) =>
+        a.manifest.mcp.variables === "as-written"
+          ? "passed as text: translated where the agent has a field for it, else resolved by kanon (`resolve_env`) or the server is left out"
+          : "expanded by the agent, `${VAR:-default}` too",
+      ),
+    ],
+    [
+      "environment of a stdio server",
+      ...agents.map((a) =>
+        a.manifest.mcp.inheritsEnvironment
+          ? "the agent's, plus `env`"
+          : "`env` and the names forwarded, only",
+      ),
+    ],
+    ...MCP_FIELDS.map((field) => [
+      code(field),
+      ...agents.map((a) => mcpFieldCell(a.manifest.mcp.fields[field])),
+    ]),
+    ["project servers", ...agents.map((a) => a.manifest.mcp.projectGate ?? "start with the project")],
+  ];
+  return table(header, rows);
+}
+
 export function generatedSections(agents: readonly Agent[]): Record<string, string> {
   const continuity = continuityHooksTable(agents);
   return {
     "hook-delivery": hookDeliveryTable(agents),
+    "mcp-support": mcpSupportTable(agents),
     "hook-support": hookSupportTable(agents),
     "hook-handlers": hookHandlerTable(agents),
     "hook-details": hookDetailsTable(agents),

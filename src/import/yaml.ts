@@ -42,6 +42,7 @@ const SERVER_FIELDS = [
   "opencode_enabled",
   "targets",
   "enabled",
+  "resolve_env",
 ] as const;
 /** kanon.yaml's order: the handler fields of every type (command, args, …, url, …) in the vocabulary's. */
 const HOOK_FIELDS = [

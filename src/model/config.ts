@@ -102,6 +102,19 @@ export interface McpServer {
   opencode_enabled?: boolean;
   targets?: string[];
   enabled?: boolean;
+  /** Resolve, at apply, the references an agent cannot expand (core/mcp.ts). */
+  resolve_env?: boolean;
+}
+
+/**
+ * A server's env with each `env_vars` name forwarded as `NAME: ${NAME}` (an entry of that name in env
+ * wins): for agents that expand references in env but do not pass every variable on (Gemini CLI
+ * redacts secret-like names from the environment a server inherits).
+ */
+export function withForwarded(s: McpServer): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of s.env_vars ?? []) env[name] = `\${${name}}`;
+  return { ...env, ...s.env };
 }
 
 export interface HookEntry {

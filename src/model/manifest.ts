@@ -269,13 +269,61 @@ export interface SkillCapabilities {
   providerNaming: "namespaced" | "slug";
 }
 
+/** The neutral MCP server fields an agent's entry can carry (kanon.yaml's names, in its order). */
+export const MCP_FIELDS = [
+  "type",
+  "command",
+  "args",
+  "env",
+  "env_vars",
+  "url",
+  "headers",
+  "env_headers",
+  "bearer_token_env_var",
+  "startup_timeout_sec",
+  "tool_timeout_sec",
+  "enabled_tools",
+  "disabled_tools",
+  "default_approval",
+  "tools",
+  "opencode_enabled",
+] as const;
+export type McpFieldName = (typeof MCP_FIELDS)[number];
+
+/** One neutral MCP server field and how this agent's entry carries it. */
+export type McpFieldSupport =
+  /** Written as is, under `name` when the agent spells it differently (headers → http_headers). */
+  | { support: "native"; name?: string }
+  /** Rendered in another form that behaves the same (env_headers → `"${VAR}"` headers). */
+  | { support: "translated"; how: string }
+  /**
+   * Not written, and the server still does what kanon.yaml says: the field only tunes timing or is
+   * another agent's switch. `kanon mcp` notes it.
+   */
+  | { support: "dropped"; why: string }
+  /**
+   * The agent has no way to say it: the field is left out with a warning naming server, agent and
+   * field (an error when the server's targets name the agent).
+   */
+  | { support: "none"; why: string };
+
 export interface McpCapabilities {
+  /** Where and how this table was checked (the conformance suite's MCP phase runs it). */
+  verified: Verified;
   file: ScopedPath;
   /** Other file names holding the same document (e.g. opencode.jsonc), tried in order when the first is missing. */
   alternatives?: ScopedPath[];
   format: "json" | "jsonc" | "toml";
   /** Top-level key whose entries are kanon's. */
   key: string;
+  /** The name the model sees for a server's tool: `{server}` and `{tool}` are replaced. */
+  toolName: string;
+  /**
+   * The environment a stdio server starts with, besides `env`: the agent's ("all"), the agent's less
+   * names that look like secrets (TOKEN, KEY, SECRET, … : Gemini CLI), or only the names the entry
+   * forwards and a few basics ("none": Codex's HOME, PATH, …).
+   */
+  inheritsEnvironment: "all" | "not secret-like names" | "none";
   /**
    * The values the agent accepts for a server's `default_approval` and `tools.<t>.approval`; any other
    * stops it from loading the file, so kanon refuses it. Absent: the agent has no such setting.
@@ -283,11 +331,22 @@ export interface McpCapabilities {
   approvalModes?: string[];
   /**
    * What the agent does with `${VAR}` in the strings of an MCP entry: expands it when it starts the
-   * server (absent: the agent expands, or the entry converts it, like OpenCode's `{env:VAR}`), or passes it
-   * "as-written" (Kimi Code). Then the agent's entry maps what it can express natively, and a server
-   * whose entry still holds a reference is left out for the agent (an error when its targets name it).
+   * server (absent: `${VAR}` and `${VAR:-default}` alike), or passes it "as-written" (Codex, Kimi Code,
+   * and OpenCode, which expands its own `{env:VAR}` only). For an "as-written" agent the entry maps
+   * what it can say natively (Codex `env_vars`, OpenCode `{env:VAR}`); a reference still left in the
+   * entry is resolved by kanon at apply when the server allows it (`resolve_env: true`), else the
+   * server is left out for the agent (an error when its targets name it).
    */
   variables?: "as-written";
+  /** Every neutral field: how the agent's entry carries it. */
+  fields: Record<McpFieldName, McpFieldSupport>;
+  /**
+   * The transports the agent speaks (`type`, or stdio with a command and http with a url): a server
+   * of another is left out for the agent. Absent: stdio, http and sse.
+   */
+  transports?: ("stdio" | "http" | "sse")[];
+  /** Conditions outside kanon's control before the agent starts a project server, for the docs. */
+  projectGate?: string;
 }
 
 /** How a native file is named in import messages: `skipped unsupported claude json field "x"`. */

@@ -133,6 +133,9 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
               opencode_enabled: bool("OpenCode's own enabled flag."),
               targets: t,
               enabled: bool("false: not rendered for any agent."),
+              resolve_env: bool(
+                "true: kanon fills in, from its own environment when it applies, the ${VAR} references an agent cannot expand (the value is then written in that agent's file).",
+              ),
             }),
             "MCP servers by name.",
           ),

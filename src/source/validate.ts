@@ -24,7 +24,7 @@ import {
   NEUTRAL_HANDLERS,
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
-import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
+import { decideServer, type McpDecision } from "../core/mcp.js";
 import { instructionPath, instructionTargets, type KanonConfig, type McpServer } from "../model/config.js";
 import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
@@ -43,14 +43,8 @@ export interface Validation {
   warnings: string[];
   /** Every hook × targeted agent decision (of the agents rendered, see validateConfig), in hook order then agent order. */
   decisions: HookDecision[];
-  /** MCP servers that an agent they target only implicitly cannot run (render leaves them out). */
-  omittedServers: OmittedServer[];
-}
-
-export interface OmittedServer {
-  server: string;
-  agent: string;
-  why: string;
+  /** Every MCP server × targeted agent decision (enabled servers, in name order, then agent order). */
+  mcp: McpDecision[];
 }
 
 /** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode-positional.ts). */
@@ -145,7 +139,7 @@ export async function validateConfig(
     }
   }
 
-  const omittedServers: OmittedServer[] = [];
+  const mcp: McpDecision[] = [];
   const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => compareBytes(a, b));
   for (const [name, server] of servers) {
     if (server.enabled === false) continue;
@@ -163,12 +157,16 @@ export async function validateConfig(
     for (const agent of agents) {
       const id = agent.manifest.id;
       if (!targetsAgent(server.targets, id)) continue;
-      const found = literalVariables(agent, server);
-      if (found.length === 0) continue;
-      const why = literalVariablesWhy(agent, found);
-      if (isExplicit(server.targets, id))
-        errors.push(`${where}mcp server "${name}" targets ${id} but ${why}`);
-      else omittedServers.push({ server: name, agent: id, why });
+      const explicit = isExplicit(server.targets, id);
+      if (rendered && !rendered.has(id) && !explicit) continue;
+      const d = decideServer(agent, name, server, explicit, env);
+      mcp.push(d);
+      // A field the agent lacks is a warning even for an explicit target (serverWarnings): the server
+      // still does its work. A value it would get as text is an error there.
+      if (explicit && d.omitted)
+        errors.push(
+          `${at("mcp", "servers", name, ...(d.omitted.paths[0]?.split(".") ?? []))}mcp server "${name}" targets ${id} but ${d.omitted.why}`,
+        );
     }
   }
 
@@ -219,7 +217,7 @@ export async function validateConfig(
       `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
     );
   }
-  return { errors, warnings, decisions, omittedServers };
+  return { errors, warnings, decisions, mcp };
 }
 
 /**
@@ -258,12 +256,21 @@ function unsetEnvWarnings(
   return out;
 }
 
-/** One `warning:` line per MCP server left out for an agent it targets implicitly, for the agents being rendered. */
-export function serverWarnings(omitted: readonly OmittedServer[], agents: readonly Agent[]): string[] {
+/**
+ * One `warning:` line per MCP server left out for an agent it targets implicitly (explicitly: an error),
+ * and per field an agent cannot take, for the agents being rendered.
+ */
+export function serverWarnings(decisions: readonly McpDecision[], agents: readonly Agent[]): string[] {
   const ids = new Set(agents.map((a) => a.manifest.id));
-  return omitted
-    .filter((o) => ids.has(o.agent))
-    .map((o) => `mcp server ${JSON.stringify(o.server)} is not rendered for ${o.agent}: ${o.why}`);
+  return decisions
+    .filter((d) => ids.has(d.agent) && !(d.explicit && d.omitted))
+    .flatMap((d) =>
+      d.omitted
+        ? [`mcp server ${JSON.stringify(d.server)} is not rendered for ${d.agent}: ${d.omitted.why}`]
+        : d.left.map(
+            (l) => `mcp server ${JSON.stringify(d.server)}: ${l.field} is left out for ${d.agent}: ${l.why}`,
+          ),
+    );
 }
 
 /** One `warning:` line per hook left out for an agent it targets implicitly, for the agents being rendered. */

@@ -44,7 +44,7 @@ describe("Kimi Code MCP servers and ${VAR}", () => {
     const r = k("apply", "--yes");
     expect(r.status).toBe(0);
     expect(r.stderr).toContain(
-      'warning: mcp server "renamed" is not rendered for kimi: Kimi Code passes ${OTHER_TOKEN} in env.API_KEY to the server as written (it does not expand variables in mcp.json)\n',
+      'warning: mcp server "renamed" is not rendered for kimi: Kimi Code would pass ${OTHER_TOKEN} in env.API_KEY to the server as written (it does not expand variables in mcp.json); resolve_env: true lets kanon fill in env.API_KEY at apply\n',
     );
     expect(JSON.parse(s.read(".kimi-code/mcp.json"))).toEqual({
       mcpServers: { plain: { command: "plain" } },
@@ -71,7 +71,7 @@ describe("Kimi Code MCP servers and ${VAR}", () => {
     expect(k("apply", "--yes")).toMatchObject({
       status: 1,
       stderr:
-        'kanon.yaml:6:7: mcp server "pinned" targets kimi but Kimi Code passes ${KEY:-anon} in headers.X-Key to the server as written (it does not expand variables in mcp.json)\n',
+        'kanon.yaml:7:25: mcp server "pinned" targets kimi but Kimi Code would pass ${KEY:-anon} in headers.X-Key to the server as written (it does not expand variables in mcp.json); resolve_env: true lets kanon fill in headers.X-Key at apply\n',
     });
     expect(s.exists(".kimi-code")).toBe(false);
   });

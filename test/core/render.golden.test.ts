@@ -85,14 +85,20 @@ async function render(
   const validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, env);
   expect(validation.errors).toEqual([]);
   const source = await loadSource(loaded.config, paths, { lock: await loadLock(paths.home), env });
-  const files = renderAll({ source, scope, agents: AGENTS, decisions: validation.decisions });
+  const files = renderAll({
+    source,
+    scope,
+    agents: AGENTS,
+    decisions: validation.decisions,
+    mcp: validation.mcp,
+  });
   return {
     files,
     warnings: [
       ...loaded.warnings,
       ...validation.warnings,
       ...hookWarnings(validation.decisions, AGENTS),
-      ...serverWarnings(validation.omittedServers, AGENTS),
+      ...serverWarnings(validation.mcp, AGENTS),
     ],
   };
 }

@@ -40,6 +40,7 @@ async function render(scope: Scope, runner: string): Promise<TargetFile[]> {
     scope,
     agents: AGENTS,
     decisions: v.decisions,
+    mcp: v.mcp,
     runner: { path: runner, content },
   });
 }

@@ -154,7 +154,53 @@ export const claudeManifest: AgentManifest = {
   },
   instructions: { user: ".claude/CLAUDE.md", project: "CLAUDE.md" },
   skills: { root: { user: ".claude/skills", project: ".claude/skills" }, providerNaming: "namespaced" },
-  mcp: { file: { user: ".claude.json", project: ".mcp.json" }, format: "json", key: "mcpServers" },
+  mcp: {
+    verified: {
+      version: "2.1.332",
+      date: "2026-12-02",
+      how: "conformance suite MCP phase (stub servers, stdio and HTTP) against the pinned binary",
+    },
+    file: { user: ".claude.json", project: ".mcp.json" },
+    format: "json",
+    key: "mcpServers",
+    toolName: "mcp__{server}__{tool}",
+    inheritsEnvironment: "all",
+    fields: {
+      type: { support: "native" },
+      command: { support: "native" },
+      args: { support: "native" },
+      env: { support: "native" },
+      env_vars: { support: "translated", how: "as env entries NAME: ${NAME}, which Claude Code expands" },
+      url: { support: "native" },
+      headers: { support: "native" },
+      env_headers: { support: "translated", how: 'as headers "${VAR}", which Claude Code expands' },
+      bearer_token_env_var: { support: "translated", how: "as the header Authorization: Bearer ${VAR}" },
+      startup_timeout_sec: { support: "native", name: "timeout" },
+      tool_timeout_sec: {
+        support: "dropped",
+        why: "Claude Code takes one tool timeout for all servers (MCP_TOOL_TIMEOUT)",
+      },
+      enabled_tools: {
+        support: "none",
+        why: "Claude Code's MCP entry has no tool filter; every tool of the server is offered",
+      },
+      disabled_tools: {
+        support: "none",
+        why: "Claude Code's MCP entry has no tool filter; every tool of the server is offered",
+      },
+      default_approval: {
+        support: "dropped",
+        why: "Claude Code asks before a tool runs by its own permission settings",
+      },
+      tools: {
+        support: "dropped",
+        why: "Claude Code asks before a tool runs by its own permission settings",
+      },
+      opencode_enabled: { support: "dropped", why: "OpenCode's own switch" },
+    },
+    projectGate:
+      "a project server starts once the user approves it (enableAllProjectMcpServers or enabledMcpjsonServers in settings)",
+  },
   import: {
     mcpFile: { label: "json", secretPath: "claude_json" },
     // The entry shape Codex's config.toml has too: the Go original read both files alike.

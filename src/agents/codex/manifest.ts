@@ -139,11 +139,49 @@ export const codexManifest: AgentManifest = {
   instructions: { user: ".codex/AGENTS.md", project: "AGENTS.md" },
   skills: { root: { user: ".agents/skills", project: ".agents/skills" }, providerNaming: "namespaced" },
   mcp: {
+    verified: {
+      version: "0.171.0",
+      date: "2026-12-02",
+      how: "conformance suite MCP phase (stub servers, stdio and HTTP) against the pinned binary",
+    },
     file: { user: ".codex/config.toml", project: ".codex/config.toml" },
     format: "toml",
     key: "mcp_servers",
+    toolName: "mcp__{server}__{tool}",
+    inheritsEnvironment: "none",
     // Codex 0.171.0: `unknown variant …, expected one of auto, prompt, writes, approve` (config not loaded).
     approvalModes: ["auto", "prompt", "writes", "approve"],
+    variables: "as-written",
+    fields: {
+      type: {
+        support: "translated",
+        how: "not written: stdio follows from command, streamable HTTP from url (an sse server is left out)",
+      },
+      command: { support: "native" },
+      args: { support: "native" },
+      env: {
+        support: "translated",
+        how: "literal values as env; a value that is exactly ${NAME} of its own name as env_vars = [NAME] (Codex passes env as written)",
+      },
+      env_vars: { support: "native" },
+      url: { support: "native" },
+      headers: {
+        support: "translated",
+        how: "literal values as http_headers; a value that is exactly ${VAR} as env_http_headers, Authorization: Bearer ${VAR} as bearer_token_env_var",
+      },
+      env_headers: { support: "native", name: "env_http_headers" },
+      bearer_token_env_var: { support: "native" },
+      startup_timeout_sec: { support: "native" },
+      tool_timeout_sec: { support: "native" },
+      enabled_tools: { support: "native" },
+      disabled_tools: { support: "native" },
+      default_approval: { support: "native", name: "default_tools_approval_mode" },
+      tools: { support: "translated", how: "tools.<t>.approval as tools.<t>.approval_mode" },
+      opencode_enabled: { support: "dropped", why: "OpenCode's own switch" },
+    },
+    projectGate: 'project config.toml loads only when the project is trusted (trust_level = "trusted")',
+    // No SSE client: a url is spoken to as streamable HTTP.
+    transports: ["stdio", "http"],
   },
   import: {
     // Codex still reads its legacy skill folder.

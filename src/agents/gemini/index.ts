@@ -1,7 +1,7 @@
 /** Gemini CLI: settings.json holds both `mcpServers` entries and kanon's groups in `hooks`. */
 import { hookGroups } from "../../core/hooks/groups.js";
 import { encodeJson } from "../../formats/json.js";
-import type { McpServer } from "../../model/config.js";
+import { type McpServer, withForwarded } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
 import { GEMINI_HOOK_PREFIX, geminiManifest } from "./manifest.js";
 
@@ -22,7 +22,10 @@ function mcpServer(s: McpServer): Record<string, unknown> {
   } else {
     item.command = s.command ?? "";
     if (s.args?.length) item.args = s.args;
-    if (s.env && Object.keys(s.env).length > 0) item.env = s.env;
+    // Gemini redacts secret-like names (TOKEN, KEY, …) from the environment a server inherits, so a
+    // forwarded variable is written as an env entry, which it expands when it loads the settings.
+    const env = withForwarded(s);
+    if (Object.keys(env).length > 0) item.env = env;
   }
   // Gemini's timeout is the MCP request timeout, in milliseconds.
   if (s.tool_timeout_sec && s.tool_timeout_sec > 0) item.timeout = s.tool_timeout_sec * 1000;

@@ -104,9 +104,41 @@ export const geminiManifest: AgentManifest = {
   instructions: { user: ".gemini/GEMINI.md", project: "GEMINI.md" },
   skills: { root: { user: ".gemini/skills", project: ".gemini/skills" }, providerNaming: "slug" },
   mcp: {
+    verified: {
+      version: "0.61.0",
+      date: "2026-12-02",
+      how: "conformance suite MCP phase (stub servers, stdio and HTTP) against the pinned binary",
+    },
     file: { user: ".gemini/settings.json", project: ".gemini/settings.json" },
     format: "json",
     key: "mcpServers",
+    toolName: "mcp_{server}_{tool}",
+    inheritsEnvironment: "not secret-like names",
+    fields: {
+      type: { support: "translated", how: "type http or sse with the url; none for a command" },
+      command: { support: "native" },
+      args: { support: "native" },
+      env: { support: "native" },
+      env_vars: {
+        support: "translated",
+        how: "as env entries NAME: ${NAME}, which Gemini CLI expands (it does not pass on secret-like names: TOKEN, KEY, SECRET, …)",
+      },
+      url: { support: "native" },
+      headers: { support: "native" },
+      env_headers: { support: "translated", how: 'as headers "${VAR}", which Gemini CLI expands' },
+      bearer_token_env_var: { support: "translated", how: "as the header Authorization: Bearer ${VAR}" },
+      startup_timeout_sec: { support: "dropped", why: "Gemini CLI has no startup timeout per server" },
+      tool_timeout_sec: { support: "translated", how: "timeout, in milliseconds" },
+      enabled_tools: { support: "native", name: "includeTools" },
+      disabled_tools: { support: "native", name: "excludeTools" },
+      default_approval: {
+        support: "dropped",
+        why: "Gemini CLI asks before a tool runs by its approval mode",
+      },
+      tools: { support: "dropped", why: "Gemini CLI asks before a tool runs by its approval mode" },
+      opencode_enabled: { support: "dropped", why: "OpenCode's own switch" },
+    },
+    projectGate: "project settings (and their servers) load only in a trusted folder",
   },
   // settings.json is also the hook file: its MCP reader reports the other keys and scans secrets.
   import: {

@@ -138,11 +138,55 @@ export const kimiManifest: AgentManifest = {
   instructions: { user: ".kimi-code/AGENTS.md", project: "AGENTS.md" },
   skills: { root: { user: ".kimi-code/skills", project: ".kimi-code/skills" }, providerNaming: "slug" },
   mcp: {
+    verified: {
+      version: "2.1.0",
+      date: "2026-12-02",
+      how: "conformance suite MCP phase (stub servers, stdio and HTTP) against the pinned binary",
+    },
     file: { user: ".kimi-code/mcp.json", project: ".kimi-code/mcp.json" },
     format: "json",
     key: "mcpServers",
-    // mcp.json strings reach the server as written: no ${VAR} expansion anywhere (2.1.0 bundle read).
+    toolName: "mcp__{server}__{tool}",
+    inheritsEnvironment: "all",
+    // mcp.json strings reach the server as written: no ${VAR} expansion anywhere.
     variables: "as-written",
+    fields: {
+      type: {
+        support: "translated",
+        how: "transport sse with the url; stdio and http follow from command and url",
+      },
+      command: { support: "native" },
+      args: { support: "native" },
+      env: {
+        support: "translated",
+        how: "literal values as env; NAME: ${NAME} left out (Kimi Code starts the server with its own environment)",
+      },
+      env_vars: {
+        support: "translated",
+        how: "not written: Kimi Code starts the server with its own environment",
+      },
+      url: { support: "native" },
+      headers: {
+        support: "translated",
+        how: "Authorization: Bearer ${VAR} as bearerTokenEnvVar; the others as written",
+      },
+      env_headers: {
+        support: "translated",
+        how: 'as headers "${VAR}", which Kimi Code sends as written (resolve_env)',
+      },
+      bearer_token_env_var: { support: "native", name: "bearerTokenEnvVar" },
+      startup_timeout_sec: { support: "translated", how: "startupTimeoutMs, in milliseconds" },
+      tool_timeout_sec: { support: "translated", how: "toolTimeoutMs, in milliseconds" },
+      enabled_tools: { support: "native", name: "enabledTools" },
+      disabled_tools: { support: "native", name: "disabledTools" },
+      default_approval: {
+        support: "dropped",
+        why: "Kimi Code asks before a tool runs by its permission mode",
+      },
+      tools: { support: "dropped", why: "Kimi Code asks before a tool runs by its permission mode" },
+      opencode_enabled: { support: "dropped", why: "OpenCode's own switch" },
+    },
+    projectGate: "project servers start only in a folder the user trusted (Kimi Code's trust prompt)",
   },
   import: {
     mcpFile: { label: "mcp", secretPath: "mcp" },

@@ -1,12 +1,15 @@
 /** OpenCode: opencode.json(c) `mcp` entries and the generated kanon-hooks.js plugin. */
-import type { McpServer } from "../../model/config.js";
-import { ENV_REF } from "../../model/env.js";
+import { type McpServer, withForwarded } from "../../model/config.js";
 import type { Agent } from "../../model/manifest.js";
 import { opencodeManifest } from "./manifest.js";
 import { pluginRuntimeLines, renderOpenCodePlugin } from "./plugin.js";
 
-/** OpenCode substitutes `{env:NAME}` (it has no default syntax, so `${NAME:-x}` loses its default). */
-const toOpenCodeEnv = (value: string) => value.replace(ENV_REF, (_m, name: string) => `{env:${name}}`);
+/**
+ * OpenCode substitutes `{env:NAME}`; it has no default syntax, so a `${NAME:-x}` stays as text, which
+ * core/mcp.ts resolves at apply or reports (an unset variable would otherwise become "", silently).
+ */
+const toOpenCodeEnv = (value: string) =>
+  value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => `{env:${name}}`);
 
 function mcpServer(s: McpServer): Record<string, unknown> {
   const item: Record<string, unknown> = {};
@@ -23,8 +26,9 @@ function mcpServer(s: McpServer): Record<string, unknown> {
   } else {
     item.type = "local";
     item.command = [s.command ?? "", ...(s.args ?? [])];
-    if (s.env && Object.keys(s.env).length > 0) {
-      item.environment = Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, toOpenCodeEnv(v)]));
+    const env = withForwarded(s);
+    if (Object.keys(env).length > 0) {
+      item.environment = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, toOpenCodeEnv(v)]));
     }
   }
   if (s.startup_timeout_sec && s.startup_timeout_sec > 0) item.timeout = s.startup_timeout_sec * 1000;
