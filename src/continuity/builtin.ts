@@ -27,6 +27,7 @@ const filesOf = (cwd: string): ProjectFiles | null => {
  * The interrupt's first action, before the runner reads anything but the event name: `.kanon/PAUSE`
  * in the project of the working directory, when that project keeps continuity files (a project
  * without a `.kanon` folder gets none). Returns the project, or null.
+ * @public (the runner calls it: src/runner/file.ts bundles this module)
  */
 export function pauseFirst(cwd: string, agent: string | null): ProjectFiles | null {
   try {
@@ -39,7 +40,10 @@ export function pauseFirst(cwd: string, agent: string | null): ProjectFiles | nu
   }
 }
 
-/** Adds the interrupt's reason to the marker `pauseFirst` wrote (when it is still there). */
+/**
+ * Adds the interrupt's reason to the marker `pauseFirst` wrote (when it is still there).
+ * @public (the runner calls it: src/runner/file.ts bundles this module)
+ */
 export function pauseReason(files: ProjectFiles, reason: string | null): void {
   try {
     const pause = readPause(files);
@@ -50,7 +54,10 @@ export function pauseReason(files: ProjectFiles, reason: string | null): void {
   }
 }
 
-/** The re-anchor block for a session that starts or was compacted ("" when there is no waypoint). */
+/**
+ * The re-anchor block for a session that starts or was compacted ("" when there is no waypoint).
+ * @public (the runner calls it: src/runner/file.ts bundles this module)
+ */
 export function reanchorContext(facts: HookFacts, maxChars = BLOCK_MAX): string {
   try {
     const files = filesOf(facts.cwd);
@@ -63,7 +70,10 @@ export function reanchorContext(facts: HookFacts, maxChars = BLOCK_MAX): string 
   }
 }
 
-/** The position line for a prompt ("" when there is no waypoint). */
+/**
+ * The position line for a prompt ("" when there is no waypoint).
+ * @public (the runner calls it: src/runner/file.ts bundles this module)
+ */
 export function positionContext(facts: HookFacts): string {
   try {
     const files = filesOf(facts.cwd);
@@ -114,6 +124,7 @@ function noteSession(files: ProjectFiles, facts: HookFacts, w: Waypoint | null):
  * At the end of a turn: when the session has not moved the waypoint since it first saw it, a
  * reminder (`.kanon/reminder.json`) that the next re-anchor shows while that revision stands.
  * Prints nothing and never blocks.
+ * @public (the runner calls it: src/runner/file.ts bundles this module)
  */
 export function stopAdvisory(facts: HookFacts): void {
   try {
