@@ -1,6 +1,8 @@
 // `npm run bench`: wall time and peak RSS of kanon on a small home (the example) and a large synthetic
 // one, next to bare `node -e 0` measured in the same run, checked against the budgets of the core issue.
 // Each command is measured by a tiny Python parent (os.wait4 gives the child's peak RSS exactly).
+// Start-up (a small `diff` against `node -e 0`) is measured in pairs, under this Node and under every
+// Node in BENCH_NODES (paths separated by ":"): each has its own budget.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +13,10 @@ import { benchUi } from "./bench-ui.mjs";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const kanon = join(root, "dist/kanon.js");
 const RUNS = Number(process.env.BENCH_RUNS || 5);
+/** The Node binaries whose start-up is measured: this one, then those of BENCH_NODES. */
+const NODES = [process.execPath, ...(process.env.BENCH_NODES ?? "").split(":").filter(Boolean)];
+/** A small `diff` may take this many times `node -e 0` (Node 22 keeps compiled code in its compile cache). */
+const startupBudget = (major) => (major >= 22 ? 1.35 : 1.6);
 
 const MEASURE = `
 import os, sys, time, json
@@ -48,6 +54,22 @@ function measure(argv, env, status = 0) {
 function median(values) {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
+}
+
+/**
+ * `a` and `b` run in turn (a b a b …, after one unmeasured run of each): their median wall times and
+ * the median of the pairs' ratios a/b, which a machine whose speed drifts during the runs moves less.
+ */
+function paired(a, b, env, pairs = Math.max(2 * RUNS + 1, 11)) {
+  measure(a, env);
+  measure(b, env);
+  const runs = [];
+  for (let i = 0; i < pairs; i++) runs.push([measure(a, env).ms, measure(b, env).ms]);
+  return {
+    a: median(runs.map(([x]) => x)),
+    b: median(runs.map(([, y]) => y)),
+    ratio: median(runs.map(([x, y]) => x / y)),
+  };
 }
 
 /** Median wall time and the largest peak RSS over RUNS runs; `prepare` runs before each (not timed). */
@@ -169,12 +191,14 @@ function hostileHomes(dir) {
   });
 }
 
+const buildStart = performance.now();
 execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { stdio: "inherit" });
+const buildMs = performance.now() - buildStart;
 const work = mkdtempSync(join(tmpdir(), "kanon-bench-"));
 try {
   const large = join(work, "large-home");
   largeHome(large);
-  const bare = bench(["node", "-e", "0"], {});
+  const bare = bench([process.execPath, "-e", "0"], {});
   const results = [];
   for (const [label, home] of [
     ["small", join(root, "examples/home")],
@@ -182,7 +206,7 @@ try {
   ]) {
     const dest = join(work, `dest-${label}`);
     const env = { HOME: dest };
-    const run = (...args) => ["node", kanon, "--home", home, ...args];
+    const run = (...args) => [process.execPath, kanon, "--home", home, ...args];
     const fresh = () => {
       rmSync(dest, { recursive: true, force: true });
       mkdirSync(dest);
@@ -210,28 +234,46 @@ try {
     join(bigDest, ".claude.json"),
     `${JSON.stringify({ numStartups: 3, projects, mcpServers: {} }, null, 2)}\n`,
   );
-  const bigJson = bench(["node", kanon, "--home", join(root, "examples/home"), "--agent", "claude", "diff"], {
-    HOME: bigDest,
+  const bigJson = bench(
+    [process.execPath, kanon, "--home", join(root, "examples/home"), "--agent", "claude", "diff"],
+    {
+      HOME: bigDest,
+    },
+  );
+  // Start-up: the example home against an empty HOME, under each Node.
+  const startup = NODES.map((node) => {
+    const version = execFileSync(node, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+    const env = { HOME: join(work, `dest-startup-${version}`) };
+    mkdirSync(env.HOME);
+    const diff = [node, kanon, "--home", join(root, "examples/home"), "diff"];
+    const bareNode = [node, "-e", "0"];
+    const ir =
+      process.env.BENCH_INSTRUCTIONS === "1"
+        ? { node: instructions(bareNode, env), diff: instructions(diff, env) }
+        : undefined;
+    return { version, major: Number(version.split(".")[0]), ...paired(diff, bareNode, env), ir };
   });
   // Every hostile file is refused (exit status 1): for its errors, or where it crosses a limit.
   const hostile = hostileHomes(join(work, "hostile")).map(([label, home]) => [
     label,
-    bench(["node", kanon, "--home", home, "validate"], { HOME: work }, () => {}, 1),
+    bench([process.execPath, kanon, "--home", home, "validate"], { HOME: work }, () => {}, 1),
   ]);
   const row = (name, r) =>
     `${name.padEnd(40)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rss.toFixed(0).padStart(6)} MB`;
   console.log(`\nkanon benchmark (median of ${RUNS} runs, peak RSS of any run)\n`);
   console.log(row("node -e 0", bare));
-  if (process.env.BENCH_INSTRUCTIONS === "1") {
-    // As the timed diff: the example home against an empty HOME.
-    const env = { HOME: join(work, "dest-instructions") };
-    mkdirSync(env.HOME);
-    const nodeIr = instructions(["node", "-e", "0"], env);
-    const diffIr = instructions(["node", kanon, "--home", join(root, "examples/home"), "diff"], env);
-    const mega = (n) => `${(n / 1e6).toFixed(0)} M`.padStart(10);
-    console.log(`${"node -e 0: instructions".padEnd(40)} ${mega(nodeIr)}`);
+  console.log(`${"build".padEnd(40)} ${buildMs.toFixed(0).padStart(7)} ms`);
+  const mega = (n) => `${(n / 1e6).toFixed(0)} M`.padStart(10);
+  for (const s of startup) {
+    const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
+    console.log(`${`Node ${s.version}: node -e 0 (paired)`.padEnd(40)} ${ms(s.b)}`);
     console.log(
-      `${"small: diff: instructions".padEnd(40)} ${mega(diffIr)} (${(diffIr / nodeIr).toFixed(2)} × node -e 0)`,
+      `${`Node ${s.version}: small diff (paired)`.padEnd(40)} ${ms(s.a)} (${s.ratio.toFixed(2)} × node -e 0, median of pairs)`,
+    );
+    if (!s.ir) continue;
+    console.log(`${`Node ${s.version}: node -e 0: instructions`.padEnd(40)} ${mega(s.ir.node)}`);
+    console.log(
+      `${`Node ${s.version}: small diff: instructions`.padEnd(40)} ${mega(s.ir.diff)} (${(s.ir.diff / s.ir.node).toFixed(2)} × node -e 0)`,
     );
   }
   console.log(row("small: claude diff, 1 MB ~/.claude.json", bigJson));
@@ -273,11 +315,15 @@ try {
     );
   }
   for (const [label, r] of hostile) console.log(row(`hostile kanon.yaml: ${label}`, r));
-  const [small, big] = results;
+  const [, big] = results;
   const keyMedian = Math.max(...Object.values(ui.keys).map((k) => k.median));
   const importKeyMedian = Math.max(...Object.values(imp.keys).map((k) => k.median));
   const budgets = [
-    [`small diff ≤ 1.5 × node -e 0 (${(1.5 * bare.ms).toFixed(0)} ms)`, small.diff.ms <= 1.5 * bare.ms],
+    ["build ≤ 2000 ms", buildMs <= 2000],
+    ...startup.map((s) => [
+      `small diff ≤ ${startupBudget(s.major)} × node -e 0 on Node ${s.major} (paired: ${s.ratio.toFixed(2)})`,
+      s.ratio <= startupBudget(s.major),
+    ]),
     ["large render + diff ≤ 1500 ms", big.render.ms + big.diff.ms <= 1500],
     ["large render/diff peak RSS ≤ 250 MB", Math.max(big.render.rss, big.diff.rss) <= 250],
     ["large no-op apply ≤ 1500 ms", big.noopApply.ms <= 1500],

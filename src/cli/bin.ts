@@ -11,11 +11,6 @@ for (const stream of [io.stdout, io.stderr]) {
   });
 }
 
-// Every command has finished its work when main returns. Leaving through process.exit then skips
-// Node's teardown of the heap, milliseconds of a small command; it is taken only when all output has
-// gone out (kanon writes files and /dev/null itself, synchronously; a pipe may still hold some).
-const drained = (stream: { writableLength?: number }) => !stream.writableLength;
 main(process.argv.slice(2), io).then((code) => {
-  if (drained(io.stdout) && drained(io.stderr)) process.exit(code);
   process.exitCode = code;
 });

@@ -1,7 +1,6 @@
 /**
- * The commands and options of `kanon`, as data: commander builds the full program from this table
- * (program.ts: help, errors, suggestions), and quick-parse.ts runs the common commands from it without
- * loading commander. Each command loads its module when it runs.
+ * The commands and options of `kanon`, as data: commander builds the program from this table
+ * (program.ts: help, errors, suggestions). Each command loads its module when it runs.
  */
 import { AGENT_IDS } from "../agents/index.js";
 import { KanonError } from "../model/types.js";

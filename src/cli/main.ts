@@ -1,24 +1,15 @@
 /**
- * The `kanon` command line: the commands of command-table.ts, read by quick-parse.ts or commander
- * (program.ts), and the process's streams. Errors print one line each and exit 1.
+ * The `kanon` command line: the commands of command-table.ts, read by commander (program.ts), and
+ * the process's streams. Errors print one line each and exit 1.
  */
-import { fstatSync, statSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
-import type { Writable } from "node:stream";
 import { KanonError } from "../model/types.js";
 import type { Io } from "./context.js";
-import { quickParse } from "./quick-parse.js";
+import { buildProgram } from "./program.js";
 
 export async function main(argv: string[], io: Io): Promise<number> {
   try {
-    const quick = quickParse(argv);
-    if (quick) {
-      const code = await quick.spec.run({ flags: quick.flags, opts: quick.opts, args: [], io });
-      return typeof code === "number" ? code : 0;
-    }
-    const { buildProgram } = await import("./program.js");
-    const { program, exitStatus } = buildProgram(io, argv);
-    program.exitOverride();
+    const { program, exitStatus } = buildProgram(io);
     await program.parseAsync(argv, { from: "user" });
     return exitStatus();
   } catch (e) {
@@ -37,40 +28,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/**
- * Output to a file or to /dev/null is written synchronously by Node anyway (its SyncWriteStream), but
- * building that stream loads Node's stream modules, a tenth of a small command's start-up; kanon
- * writes such output itself. Terminals and pipes keep Node's streams (colour, EPIPE, back-pressure).
- */
-function fileOutput(fd: number): Writable | undefined {
-  try {
-    const s = fstatSync(fd);
-    const devNull = s.isCharacterDevice() && s.rdev === statSync("/dev/null").rdev;
-    if (!s.isFile() && !devNull) return undefined;
-  } catch {
-    return undefined;
-  }
-  const output = {
-    isTTY: false,
-    write(chunk: string | Uint8Array): boolean {
-      if (typeof chunk === "string") writeSync(fd, chunk);
-      else writeSync(fd, chunk);
-      return true;
-    },
-    // The calls commands and the EPIPE handler make on a stream (a file raises no EPIPE).
-    on: () => output,
-    once: () => output,
-    off: () => output,
-  };
-  return output as unknown as Writable;
-}
-
 export function processIo(): Io {
   return {
-    stdout: fileOutput(1) ?? process.stdout,
-    stderr: fileOutput(2) ?? process.stderr,
-    // Made on first use: Node builds a stream for stdin (on a terminal, a tty socket) when it is
-    // first read, and most commands never read it.
+    stdout: process.stdout,
+    stderr: process.stderr,
+    // Made on first use: most commands never read stdin.
     get stdin() {
       return process.stdin;
     },

@@ -17,6 +17,7 @@ import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
 import { runnerText } from "../runner/file.js";
+import { locator } from "../source/decode.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import {
@@ -93,8 +94,8 @@ export async function loadValidated(
   const scope = scopeOf(flags, io);
   const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
-  // Each message names its value by a mark; kanon.yaml is parsed for positions (which costs time)
-  // only when there are messages, and the marks are replaced with `kanon.yaml:LINE:COL`.
+  // Each message names its value by a mark; positions are looked up only when there are messages,
+  // and the marks are replaced with `kanon.yaml:LINE:COL`.
   const marked: (readonly (string | number)[])[] = [];
   const mark: Locate = (path) => `\u0000${marked.push(path) - 1}\u0000`;
   const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
@@ -110,7 +111,6 @@ export async function loadValidated(
     hookMachine(scope, io),
   );
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
-    const { locator } = await import("../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
     const place = (m: string) =>
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the marks are NULs, which no message holds otherwise

@@ -3,7 +3,6 @@ import { Command, Option } from "commander";
 import { AGENTS } from "../agents/index.js";
 import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./command-table.js";
 import type { GlobalFlags, Io } from "./context.js";
-import { commandWord } from "./quick-parse.js";
 
 declare const __KANON_VERSION__: string;
 const VERSION = typeof __KANON_VERSION__ === "string" ? __KANON_VERSION__ : "0.0.0-dev";
@@ -19,22 +18,18 @@ skills/, hooks/), into the native files of ${agentNames.slice(0, -1).join(", ")}
 render shows the target state, diff compares it with the destination, and
 apply writes it, changing only kanon's own entries in files you also edit.`;
 
-/**
- * The program, with every command; with `argv`, only the command it names when it names one (any other
- * run, such as bare `kanon`, `help` or a misspelt command, gets them all for its help and suggestions).
- */
-export function buildProgram(
-  io: Io,
-  argv?: readonly string[],
-  commands: readonly CommandSpec[] = COMMANDS,
-): { program: Command; exitStatus: () => number } {
+/** The program, with every command; `exitStatus` gives the status the command returned. */
+export function buildProgram(io: Io): { program: Command; exitStatus: () => number } {
   const program = new Command("kanon")
     .description(DESCRIPTION)
     .version(VERSION, "-v, --version", "print the kanon version")
     .helpOption("-h, --help", "show help")
     .showHelpAfterError(false)
-    // Set before the subcommands are made: they inherit it, so every help lists --home, --project…
+    // Set before the subcommands are made: they inherit them, so every help lists --home, --project…,
+    // and a subcommand's --help or usage error throws to main (with its exit status) instead of
+    // calling process.exit, which would end a process that runs main for more than one command.
     .configureHelp({ showGlobalOptions: true })
+    .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
@@ -62,11 +57,7 @@ export function buildProgram(
     cmd.addHelpText("after", `\nExample:\n  ${spec.example}\n`);
     for (const sub of spec.subcommands ?? []) define(cmd, sub);
   };
-  // Commander builds every option and help text when a command is defined, a good part of a small
-  // command's work: a run defines only the command it names.
-  const word = argv && commandWord(argv);
-  const named = commands.filter((c) => word !== undefined && c.names.includes(word));
-  for (const spec of named.length > 0 ? named : commands) define(program, spec);
+  for (const spec of COMMANDS) define(program, spec);
 
   // Bare `kanon` (or only global options) prints the help to stdout; an unknown word is still an error.
   program.allowExcessArguments().action((_opts, cmd: Command) => {

@@ -156,10 +156,3 @@ export interface HookEntry {
   targets?: string[];
   enabled?: boolean;
 }
-
-/** Where a value came from in kanon.yaml, for `kanon.yaml:LINE:COL: …` messages. */
-export interface SourcePosition {
-  file: string;
-  line: number;
-  col: number;
-}

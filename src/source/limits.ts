@@ -1,6 +1,6 @@
 /**
- * What kanon.yaml values must respect, shared by both decoders (decode.ts, decode-positional.ts);
- * kept apart so that the fast path loads no YAML library beyond its own.
+ * What kanon.yaml must respect: the limits that bound the work of reading it (read-yaml.ts, decode.ts)
+ * and what its values may hold.
  */
 
 /**
@@ -10,9 +10,9 @@
 export const MAX_ALIASED_VALUES = 100_000;
 
 /**
- * Levels of lists and mappings inside one another (the value at the bottom counts one) past which
- * kanon.yaml is refused: real homes nest fewer than ten, and every level costs stack in both YAML
- * readers.
+ * Levels of lists and mappings inside one another (a scalar being read counts one) past which
+ * kanon.yaml is refused: real homes nest fewer than ten, and every level costs stack and time in the
+ * YAML library.
  */
 export const MAX_NESTING = 100;
 
@@ -24,11 +24,10 @@ export const MAX_NESTING = 100;
 export const MAX_VALUES = 50_000;
 
 /**
- * Characters of kanon.yaml up to which a file js-yaml cannot read is parsed again by the yaml
- * library, which reports every syntax error in its own words; a larger one gets js-yaml's first error
- * (the yaml library takes seconds on a hostile megabyte).
+ * Characters of kanon.yaml, at most: the large home of `npm run bench` has about 150,000. Within the
+ * limits above, reading this many takes the YAML library well under a second.
  */
-export const MAX_LIBRARY_PARSE = 128 * 1024;
+export const MAX_CHARACTERS = 2 * 1024 * 1024;
 
 /** Names that would reach an object's prototype when used as keys. */
 export const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"]);

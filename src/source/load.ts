@@ -85,7 +85,7 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
       `${label}:${before.length}:${before.at(-1)!.length + 1}: byte 0x${byte.toString(16).toUpperCase()} is not valid UTF-8; save ${label} as UTF-8`,
     );
   }
-  const decoded = await decodeYaml(text, label, configSchema(agentIds));
+  const decoded = decodeYaml(text, label, configSchema(agentIds));
   if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
   return {
     paths,

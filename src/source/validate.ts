@@ -47,7 +47,7 @@ export interface Validation {
   mcp: McpDecision[];
 }
 
-/** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode-positional.ts). */
+/** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode.ts). */
 export type Locate = (path: readonly (string | number)[]) => string;
 
 /**

@@ -12,27 +12,27 @@ const s = sandboxPerTest();
 const k = (...args: string[]) => s.run(["--home", EXAMPLE, ...args]);
 
 describe("--exit-code", () => {
-  it("diff and status: 1 when files would change, 0 in sync; without the flag always 0", () => {
-    expect(k("diff").status).toBe(0);
-    expect(k("diff", "--exit-code").status).toBe(1);
-    expect(k("diff", "--exit-code", "--json").status).toBe(1);
-    expect(k("status").status).toBe(0);
-    expect(k("status", "--exit-code").status).toBe(1);
-    expect(k("apply", "--yes").status).toBe(0);
-    expect(k("diff", "--exit-code")).toMatchObject({ status: 0, stdout: "No changes.\n" });
-    expect(k("status", "--exit-code").status).toBe(0);
+  it("diff and status: 1 when files would change, 0 in sync; without the flag always 0", async () => {
+    expect((await k("diff")).status).toBe(0);
+    expect((await k("diff", "--exit-code")).status).toBe(1);
+    expect((await k("diff", "--exit-code", "--json")).status).toBe(1);
+    expect((await k("status")).status).toBe(0);
+    expect((await k("status", "--exit-code")).status).toBe(1);
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(await k("diff", "--exit-code")).toMatchObject({ status: 0, stdout: "No changes.\n" });
+    expect((await k("status", "--exit-code")).status).toBe(0);
   });
 
-  it("an error is still exit 1 with its message", () => {
-    const r = s.run(["--home", join(s.work, "missing"), "diff", "--exit-code"]);
+  it("an error is still exit 1 with its message", async () => {
+    const r = await s.run(["--home", join(s.work, "missing"), "diff", "--exit-code"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("no such file or directory");
   });
 });
 
 describe("the apply prompt", () => {
-  it("ends with a per-agent summary right above [y/N]", () => {
-    const r = s.run(["--home", EXAMPLE, "apply"], { input: "n\n" });
+  it("ends with a per-agent summary right above [y/N]", async () => {
+    const r = await s.run(["--home", EXAMPLE, "apply"], { input: "n\n" });
     expect(r.status).toBe(0);
     const tail = r.stdout.slice(r.stdout.lastIndexOf("+++"));
     expect(tail).toMatch(
@@ -40,20 +40,20 @@ describe("the apply prompt", () => {
     );
   });
 
-  it("--stat prints only the summary, for diff and apply", () => {
-    const stat = k("diff", "--stat");
+  it("--stat prints only the summary, for diff and apply", async () => {
+    const stat = await k("diff", "--stat");
     expect(stat.stdout).not.toContain("+++");
     expect(stat.stdout).toMatch(
       /^ {2}codex: {4}\d+ to create\n {2}claude: {3}\d+ to create\n {2}opencode: \d+ to create\n\d+ file change\(s\): \d+ to create\n$/,
     );
-    const apply = s.run(["--home", EXAMPLE, "apply", "--stat"], { input: "n\n" });
+    const apply = await s.run(["--home", EXAMPLE, "apply", "--stat"], { input: "n\n" });
     expect(apply.stdout).toBe(`${stat.stdout}Apply these changes? [y/N] Apply cancelled.\n`);
-    k("apply", "--yes");
-    expect(k("diff", "--stat").stdout).toBe("No changes.\n");
+    await k("apply", "--yes");
+    expect((await k("diff", "--stat")).stdout).toBe("No changes.\n");
   });
 
-  it("shows a new OpenCode plugin as its hook table, the runtime in one line each side", () => {
-    const diff = k("--agent", "opencode", "diff").stdout;
+  it("shows a new OpenCode plugin as its hook table, the runtime in one line each side", async () => {
+    const diff = (await k("--agent", "opencode", "diff")).stdout;
     const header = `+++ ${join(s.home, ".config/opencode/plugins/kanon-hooks.js")}\n`;
     expect(diff).toContain(header);
     const shown = diff.slice(diff.indexOf(header) + header.length - 1).split("\n--- ")[0] ?? "";
@@ -66,7 +66,7 @@ describe("the apply prompt", () => {
     expect(shown).not.toContain("spawn(");
     expect(diff.split("\n").length).toBeLessThan(120);
     // The file written is the whole plugin.
-    k("--agent", "opencode", "apply", "--yes");
+    await k("--agent", "opencode", "apply", "--yes");
     expect(readFileSync(join(s.home, ".config/opencode/plugins/kanon-hooks.js"), "utf8")).toContain("spawn(");
   });
 });
@@ -118,7 +118,7 @@ describe("a closed stdout", () => {
 
   it("kanon apply waiting at its prompt writes nothing", async () => {
     await closed(["--home", EXAMPLE, "apply"], "y\n");
-    expect(k("diff", "--exit-code").status).toBe(1);
+    expect((await k("diff", "--exit-code")).status).toBe(1);
   });
 
   it("kanon init, and errors still exit 1", async () => {
@@ -131,8 +131,8 @@ describe("a closed stdout", () => {
 });
 
 describe("help", () => {
-  it("bare kanon prints the help to stdout and exits 0", () => {
-    const r = s.run([]);
+  it("bare kanon prints the help to stdout and exits 0", async () => {
+    const r = await s.run([]);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe("");
     expect(r.stdout).toMatch(/^Usage: kanon \[options\] \[command\]\n/);
@@ -152,22 +152,24 @@ describe("help", () => {
       expect(r.stdout).toMatch(new RegExp(`\\n  ${c} `));
   });
 
-  it("global options without a command print the help too", () => {
-    const r = s.run(["--home", EXAMPLE, "--agent", "codex"]);
+  it("global options without a command print the help too", async () => {
+    const r = await s.run(["--home", EXAMPLE, "--agent", "codex"]);
     expect(r).toMatchObject({ status: 0, stderr: "" });
     expect(r.stdout).toMatch(/^Usage: kanon /);
   });
 
-  it("a run that names its command still rejects options no command has", () => {
-    const r = s.run(["--home", EXAMPLE, "--bogus", "diff"]);
+  it("a run that names its command still rejects options no command has", async () => {
+    const r = await s.run(["--home", EXAMPLE, "--bogus", "diff"]);
     expect(r).toMatchObject({ status: 1, stdout: "" });
     expect(r.stderr).toContain("unknown option '--bogus'");
-    expect(s.run(["--home", EXAMPLE, "diff", "--bogus"]).stderr).toContain("unknown option '--bogus'");
+    expect((await s.run(["--home", EXAMPLE, "diff", "--bogus"])).stderr).toContain(
+      "unknown option '--bogus'",
+    );
   });
 
-  it("an unknown command is still an error", () => {
-    expect(s.run(["difff"])).toMatchObject({ status: 1, stdout: "" });
-    expect(s.run(["difff"]).stderr).toContain("unknown command 'difff'");
+  it("an unknown command is still an error", async () => {
+    expect(await s.run(["difff"])).toMatchObject({ status: 1, stdout: "" });
+    expect((await s.run(["difff"])).stderr).toContain("unknown command 'difff'");
   });
 
   const all = [
@@ -190,8 +192,8 @@ describe("help", () => {
     ["lock", "update"],
   ];
   for (const cmd of all) {
-    it(`kanon ${cmd.join(" ")} --help lists the global options and one example`, () => {
-      const r = s.run([...cmd, "--help"]);
+    it(`kanon ${cmd.join(" ")} --help lists the global options and one example`, async () => {
+      const r = await s.run([...cmd, "--help"]);
       expect(r.status).toBe(0);
       for (const flag of ["--home <path>", "--config <path>", "--project <dir>", "--agent <name>"])
         expect(r.stdout).toContain(flag);
@@ -200,16 +202,18 @@ describe("help", () => {
     });
   }
 
-  it("argument names read as words", () => {
-    expect(s.run(["init", "--help"]).stdout).toMatch(/^Usage: kanon init \[options\] \[repository\]\n/);
-    expect(s.run(["lock", "update", "--help"]).stdout).toMatch(
+  it("argument names read as words", async () => {
+    expect((await s.run(["init", "--help"])).stdout).toMatch(
+      /^Usage: kanon init \[options\] \[repository\]\n/,
+    );
+    expect((await s.run(["lock", "update", "--help"])).stdout).toMatch(
       /^Usage: kanon lock update \[options\] \[provider\.\.\.\]\n/,
     );
-    expect(s.run(["lock", "--help"]).stdout).toMatch(/^Usage: kanon lock \[options\] \[command\]\n/);
+    expect((await s.run(["lock", "--help"])).stdout).toMatch(/^Usage: kanon lock \[options\] \[command\]\n/);
   });
 
-  it("lock still refuses stray arguments", () => {
-    expect(k("lock", "extra")).toMatchObject({
+  it("lock still refuses stray arguments", async () => {
+    expect(await k("lock", "extra")).toMatchObject({
       status: 1,
       stderr: 'unknown command "extra" for "kanon lock"\n',
     });
@@ -236,10 +240,10 @@ hooks:
     return dir;
   };
 
-  it("an unset ${VAR} names its kanon.yaml position, once per run", () => {
+  it("an unset ${VAR} names its kanon.yaml position, once per run", async () => {
     const dir = home();
     for (const cmd of [["validate"], ["render"], ["diff"], ["status"], ["apply", "-n"]]) {
-      const r = s.run(["--home", dir, ...cmd]);
+      const r = await s.run(["--home", dir, ...cmd]);
       expect(r.status).toBe(0);
       const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning:"));
       expect(warnings).toEqual([
@@ -247,14 +251,16 @@ hooks:
         "warning: kanon.yaml:11:14: references unset environment variable NOPE_VAR",
       ]);
     }
-    expect(s.run(["--home", dir, "validate"], { env: { GITHUB_TOKEN: "x", NOPE_VAR: "y" } }).stderr).toBe("");
+    expect(
+      (await s.run(["--home", dir, "validate"], { env: { GITHUB_TOKEN: "x", NOPE_VAR: "y" } })).stderr,
+    ).toBe("");
   });
 });
 
 describe("progress", () => {
   const hasScript = spawnSync("script", ["--version"]).status === 0;
 
-  it.skipIf(!hasScript)("a large apply says so on a terminal, and nothing in a pipe", () => {
+  it.skipIf(!hasScript)("a large apply says so on a terminal, and nothing in a pipe", async () => {
     const dir = join(s.work, "large-home");
     for (let i = 0; i < 70; i++) {
       mkdirSync(join(dir, "skills", `skill-${i}`), { recursive: true });
@@ -264,7 +270,7 @@ describe("progress", () => {
       );
     }
     writeFileSync(join(dir, "kanon.yaml"), "version: 1\n");
-    const piped = s.run(["--home", dir, "apply", "-n"]);
+    const piped = await s.run(["--home", dir, "apply", "-n"]);
     expect(piped.stdout).toContain("Dry run: would apply 210 file change(s)");
     const cmd = [process.execPath, KANON, "--home", dir, "apply", "--yes"].map((w) => `'${w}'`).join(" ");
     const tty = spawnSync("script", ["-qec", cmd, "/dev/null"], {
@@ -274,7 +280,9 @@ describe("progress", () => {
     expect(tty.status).toBe(0);
     expect(tty.stdout).toContain("Writing 210 files…");
     expect(tty.stdout).toContain("Applied 210 file change(s).");
-    const quiet = s.run(["--home", dir, "apply", "--yes"], { env: { HOME: join(s.work, "other-home") } });
+    const quiet = await s.run(["--home", dir, "apply", "--yes"], {
+      env: { HOME: join(s.work, "other-home") },
+    });
     expect(quiet).toMatchObject({ status: 0, stderr: "", stdout: "Applied 210 file change(s).\n" });
   });
 });

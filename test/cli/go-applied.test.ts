@@ -85,7 +85,7 @@ const GO_SETTINGS_JSON = `{
 }
 `;
 
-it("shows no changes on a destination the Go tool applied", () => {
+it("shows no changes on a destination the Go tool applied", async () => {
   const kh = join(s.work, "kanon-home");
   mkdirSync(kh);
   writeFileSync(join(kh, "kanon.yaml"), KANON_YAML);
@@ -94,10 +94,10 @@ it("shows no changes on a destination the Go tool applied", () => {
   writeFileSync(join(s.home, ".codex/config.toml"), GO_CONFIG_TOML);
   writeFileSync(join(s.home, ".claude/settings.json"), GO_SETTINGS_JSON);
   const k = (...args: string[]) => s.run(["--home", kh, "--agent", ...args]);
-  expect(k("codex", "diff").stdout).toContain(`+++ ${join(s.home, ".codex/hooks.json")}`);
-  expect(k("codex", "diff").stdout).not.toContain("config.toml");
-  expect(k("claude", "diff").stdout).not.toContain("settings.json");
-  expect(k("codex", "apply", "--yes").status).toBe(0);
+  expect((await k("codex", "diff")).stdout).toContain(`+++ ${join(s.home, ".codex/hooks.json")}`);
+  expect((await k("codex", "diff")).stdout).not.toContain("config.toml");
+  expect((await k("claude", "diff")).stdout).not.toContain("settings.json");
+  expect((await k("codex", "apply", "--yes")).status).toBe(0);
   expect(readFileSync(join(s.home, ".codex/config.toml"), "utf8")).toBe(GO_CONFIG_TOML);
-  expect(k("codex", "diff").stdout).toBe("No changes.\n");
+  expect((await k("codex", "diff")).stdout).toBe("No changes.\n");
 });

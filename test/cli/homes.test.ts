@@ -89,24 +89,24 @@ describe.each(AGENT_HOMES)("$variable", ({ agent, variable, dir, files, stays, d
   const k = (env: Record<string, string>, ...args: string[]) =>
     s.run(["--home", s.kh, "--agent", agent, ...args], { env });
 
-  it(`applies ${agent}'s files under it, nothing under ~/${defaultDir}; diff is then clean; undo removes them`, () => {
+  it(`applies ${agent}'s files under it, nothing under ~/${defaultDir}; diff is then clean; undo removes them`, async () => {
     writeHome();
     const env = { [variable]: moved() };
-    const applied = k(env, "apply", "--yes");
+    const applied = await k(env, "apply", "--yes");
     expect(applied).toMatchObject({ status: 0, stderr: "" });
     expect(listFiles(moved())).toEqual(files);
     expect(s.exists(defaultDir)).toBe(false);
     for (const rel of stays) expect(s.exists(rel), rel).toBe(true);
     // Claude's global config moves with CLAUDE_CONFIG_DIR; ~/.claude.json is not written.
     expect(s.exists(".claude.json")).toBe(false);
-    expect(k(env, "diff")).toMatchObject({ status: 0, stdout: "No changes.\n" });
-    expect(k(env, "undo", "--yes").status).toBe(0);
+    expect(await k(env, "diff")).toMatchObject({ status: 0, stdout: "No changes.\n" });
+    expect((await k(env, "undo", "--yes")).status).toBe(0);
     expect(listFiles(moved())).toEqual([]);
   });
 
-  it("takes an empty value as unset", () => {
+  it("takes an empty value as unset", async () => {
     writeHome();
-    expect(k({ [variable]: "" }, "apply", "--yes")).toMatchObject({
+    expect(await k({ [variable]: "" }, "apply", "--yes")).toMatchObject({
       status: 0,
       // Kimi Code itself reads config.toml and mcp.json from its working directory then.
       stderr:
@@ -119,26 +119,26 @@ describe.each(AGENT_HOMES)("$variable", ({ agent, variable, dir, files, stays, d
 });
 
 describe("a moved home in the ownership record", () => {
-  it("moves kanon's files back when the variable is unset, and keeps the user's own file there", () => {
+  it("moves kanon's files back when the variable is unset, and keeps the user's own file there", async () => {
     writeHome();
     const codexHome = join(s.work, "codex-home");
     const k = (env: Record<string, string>, ...args: string[]) =>
       s.run(["--home", s.kh, "--agent", "codex", ...args], { env });
-    expect(k({ CODEX_HOME: codexHome }, "apply", "--yes").status).toBe(0);
+    expect((await k({ CODEX_HOME: codexHome }, "apply", "--yes")).status).toBe(0);
     writeFileSync(join(codexHome, "notes.md"), "mine\n");
-    const diff = k({}, "diff").stdout;
+    const diff = (await k({}, "diff")).stdout;
     expect(diff).toContain(`DELETE ${join(codexHome, "AGENTS.md")} (codex)`);
     expect(diff).toContain(`+++ ${join(s.home, ".codex/AGENTS.md")}`);
-    expect(k({}, "apply", "--yes").status).toBe(0);
+    expect((await k({}, "apply", "--yes")).status).toBe(0);
     expect(listFiles(codexHome)).toEqual(["notes.md"]);
     expect(listFiles(join(s.home, ".codex"))).toEqual(["AGENTS.md", "config.toml", "hooks.json"]);
   });
 });
 
 describe("a relative value", () => {
-  it("is taken from the current directory, with a warning", () => {
+  it("is taken from the current directory, with a warning", async () => {
     writeHome();
-    const r = s.run(["--home", s.kh, "--agent", "kimi", "apply", "--yes"], {
+    const r = await s.run(["--home", s.kh, "--agent", "kimi", "apply", "--yes"], {
       env: { KIMI_CODE_HOME: "rel/kimi" },
     });
     expect(r.status).toBe(0);
@@ -150,7 +150,7 @@ describe("a relative value", () => {
 });
 
 describe("import from a moved home", () => {
-  it("reads each agent's files where its variable puts them", () => {
+  it("reads each agent's files where its variable puts them", async () => {
     const env = {
       CODEX_HOME: join(s.work, "codex-home"),
       CLAUDE_CONFIG_DIR: join(s.work, "claude-config"),
@@ -182,7 +182,7 @@ describe("import from a moved home", () => {
     s.write(".claude.json", '{"mcpServers":{"stale-claude":{"command":"stale"}}}\n');
     s.write(".gemini/settings.json", '{"mcpServers":{"stale-gemini":{"command":"stale"}}}\n');
     s.write(".config/opencode/opencode.json", '{"mcp":{"stale-oc":{"type":"local","command":["stale"]}}}\n');
-    const r = s.run(["--home", s.kh, "import"], { env });
+    const r = await s.run(["--home", s.kh, "import"], { env });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("codex-srv:");
     expect(r.stdout).toContain("claude-srv:");
@@ -190,7 +190,7 @@ describe("import from a moved home", () => {
     expect(r.stdout).toContain("gemini-srv:");
     expect(r.stdout).toContain("opencode-srv:");
     expect(r.stdout).not.toContain("stale");
-    const written = s.run(["--home", s.kh, "import", "--write"], { env });
+    const written = await s.run(["--home", s.kh, "import", "--write"], { env });
     expect(written.status).toBe(0);
     expect(readFileSync(join(s.kh, "instructions/imported.md"), "utf8")).toBe("# Moved rules\n");
   });
@@ -200,38 +200,38 @@ describe("status reads the agents' own state from the moved home", () => {
   const HOOK =
     "version: 1\nhooks:\n  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    command: /bin/guard\n";
 
-  it("Codex hook reviews from $CODEX_HOME/config.toml", () => {
+  it("Codex hook reviews from $CODEX_HOME/config.toml", async () => {
     s.writeHome(HOOK);
     const codexHome = join(s.work, "codex-home");
     const env = { CODEX_HOME: codexHome };
     const k = (...args: string[]) => s.run(["--home", s.kh, "--agent", "codex", ...args], { env });
-    expect(k("apply", "--yes").status).toBe(0);
-    expect(k("status").stdout).toContain("guard (PreToolUse): new: not reviewed yet");
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect((await k("status")).stdout).toContain("guard (PreToolUse): new: not reviewed yet");
     const hooksPath = join(codexHome, "hooks.json");
     const entry = codexHookTrust({ hooks: readFileSync(hooksPath, "utf8"), hooksPath }).entries[0]!;
     const trust = `[hooks.state."${entry.id}"]\ntrusted_hash = "${entry.hash}"\n`;
     // The same review in ~/.codex is not the one Codex reads.
     s.write(".codex/config.toml", trust);
-    expect(k("status").stdout).toContain("will skip");
+    expect((await k("status")).stdout).toContain("will skip");
     writeFileSync(join(codexHome, "config.toml"), trust);
-    expect(k("status").stdout).not.toContain("will skip");
+    expect((await k("status")).stdout).not.toContain("will skip");
   });
 
-  it("Codex hook reviews keyed by CODEX_HOME's real path, as Codex keys them", () => {
+  it("Codex hook reviews keyed by CODEX_HOME's real path, as Codex keys them", async () => {
     s.writeHome(HOOK);
     const real = join(s.work, "codex-real");
     mkdirSync(real);
     symlinkSync(real, join(s.work, "codex-link"));
     const env = { CODEX_HOME: join(s.work, "codex-link") };
     const k = (...args: string[]) => s.run(["--home", s.kh, "--agent", "codex", ...args], { env });
-    expect(k("apply", "--yes").status).toBe(0);
+    expect((await k("apply", "--yes")).status).toBe(0);
     const hooksPath = join(real, "hooks.json");
     const entry = codexHookTrust({ hooks: readFileSync(hooksPath, "utf8"), hooksPath }).entries[0]!;
     writeFileSync(join(real, "config.toml"), `[hooks.state."${entry.id}"]\ntrusted_hash = "${entry.hash}"\n`);
-    expect(k("status").stdout).not.toContain("will skip");
+    expect((await k("status")).stdout).not.toContain("will skip");
   });
 
-  it("Gemini folder trust from $GEMINI_CLI_HOME/.gemini", () => {
+  it("Gemini folder trust from $GEMINI_CLI_HOME/.gemini", async () => {
     s.writeHome(HOOK);
     const geminiHome = join(s.work, "gemini-home");
     const project = join(s.work, "p");
@@ -240,15 +240,15 @@ describe("status reads the agents' own state from the moved home", () => {
       s.run(["--home", s.kh, "--agent", "gemini", "--project", project, ...args], {
         env: { GEMINI_CLI_HOME: geminiHome },
       });
-    expect(k("apply", "--yes").status).toBe(0);
+    expect((await k("apply", "--yes")).status).toBe(0);
     // Project files never move.
     expect(existsSync(join(project, ".gemini/settings.json"))).toBe(true);
-    expect(k("status").stdout).toContain("folder not trusted yet");
+    expect((await k("status")).stdout).toContain("folder not trusted yet");
     const rules = JSON.stringify({ [project]: "TRUST_FOLDER" });
     s.write(".gemini/trustedFolders.json", rules);
-    expect(k("status").stdout).toContain("folder not trusted yet");
+    expect((await k("status")).stdout).toContain("folder not trusted yet");
     mkdirSync(join(geminiHome, ".gemini"), { recursive: true });
     writeFileSync(join(geminiHome, ".gemini/trustedFolders.json"), rules);
-    expect(k("status").stdout).not.toContain("will skip");
+    expect((await k("status")).stdout).not.toContain("will skip");
   });
 });

@@ -33,22 +33,22 @@ hooks:
 `;
 
 describe("the seed's reproduction config", () => {
-  it("warns once per omitted hook and agent from validate, render, diff and apply", () => {
+  it("warns once per omitted hook and agent from validate, render, diff and apply", async () => {
     home(REPRODUCTION);
     const expected =
       'warning: hook "notification-1" is not rendered for codex: event "Notification" is not supported\n' +
       'warning: hook "notification-1" is not rendered for opencode: event "Notification" is not supported\n';
     for (const cmd of [["validate"], ["render"], ["diff"], ["apply", "--yes"]]) {
-      const r = k(...cmd);
+      const r = await k(...cmd);
       expect(r.status, cmd.join(" ")).toBe(0);
       expect(r.stderr, cmd.join(" ")).toBe(expected);
     }
-    expect(k("--agent", "claude", "render").stderr).toBe("");
+    expect((await k("--agent", "claude", "render")).stderr).toBe("");
   });
 
-  it("leaves Notification out of Codex, keeps it for Claude, and quotes args into one command line", () => {
+  it("leaves Notification out of Codex, keeps it for Claude, and quotes args into one command line", async () => {
     home(REPRODUCTION);
-    expect(k("apply", "--yes").status).toBe(0);
+    expect((await k("apply", "--yes")).status).toBe(0);
     const codex = json(".codex/hooks.json");
     expect(Object.keys(codex)).toEqual(["hooks"]);
     expect(Object.keys(codex.hooks)).toEqual(["PreToolUse"]);
@@ -65,9 +65,9 @@ describe("the seed's reproduction config", () => {
     });
   });
 
-  it("renders the hook explicitly targeted at OpenCode into the plugin, in user and project scope", () => {
+  it("renders the hook explicitly targeted at OpenCode into the plugin, in user and project scope", async () => {
     home(REPRODUCTION);
-    k("apply", "--yes");
+    await k("apply", "--yes");
     const plugin = readFileSync(join(s.home, ".config/opencode/plugins/kanon-hooks.js"), "utf8");
     expect(plugin).toContain('"name":"opencode-only","event":"Stop"');
     expect(plugin).toContain('"name":"guard-bash","event":"PreToolUse"');
@@ -75,20 +75,20 @@ describe("the seed's reproduction config", () => {
     // The bundle carries plugin-runtime.js as text byte for byte (pluginGoldenForm throws otherwise).
     expect(pluginGoldenForm(plugin)).toContain("// kanon:hooks-begin");
     const project = join(s.work, "project");
-    expect(k("--project", project, "apply", "--yes").status).toBe(0);
+    expect((await k("--project", project, "apply", "--yes")).status).toBe(0);
     expect(existsSync(join(project, ".opencode/plugins/kanon-hooks.js"))).toBe(true);
   });
 
-  it("writes no OpenCode plugin when no hook targets OpenCode", () => {
+  it("writes no OpenCode plugin when no hook targets OpenCode", async () => {
     home("version: 1\nhooks:\n  - name: s\n    event: Stop\n    command: x\n    targets: [claude, codex]\n");
-    expect(k("render").stdout).not.toContain("kanon-hooks.js");
+    expect((await k("render")).stdout).not.toContain("kanon-hooks.js");
   });
 
-  it("never writes a type Codex cannot run, and fails explicit targets naming the capability", () => {
+  it("never writes a type Codex cannot run, and fails explicit targets naming the capability", async () => {
     home(
       "version: 1\nhooks:\n  - name: audit\n    event: PostToolUse\n    type: http\n    url: https://audit.example/\n",
     );
-    const implicit = k("render");
+    const implicit = await k("render");
     expect(implicit.stderr).toContain(
       'warning: hook "audit" is not rendered for codex: type "http" is not supported',
     );
@@ -96,7 +96,7 @@ describe("the seed's reproduction config", () => {
     home(
       "version: 1\nhooks:\n  - name: audit\n    event: PostToolUse\n    type: http\n    url: https://audit.example/\n    targets: [codex]\n",
     );
-    expect(k("render")).toMatchObject({
+    expect(await k("render")).toMatchObject({
       status: 1,
       stderr: 'kanon.yaml:3:5: hook "audit" targets codex but type "http" is not supported for codex\n',
     });
@@ -104,7 +104,7 @@ describe("the seed's reproduction config", () => {
       "version: 1\nhooks:\n  - name: guard\n    event: Notification\n    command: x\n    targets: [opencode]\n",
     );
     for (const cmd of ["validate", "render", "diff", "apply"]) {
-      expect(k(cmd, ...(cmd === "apply" ? ["--yes"] : []))).toMatchObject({
+      expect(await k(cmd, ...(cmd === "apply" ? ["--yes"] : []))).toMatchObject({
         status: 1,
         stderr:
           'kanon.yaml:3:5: hook "guard" targets opencode but event "Notification" is not supported for opencode\n',
@@ -119,9 +119,9 @@ describe("the maintainer's five untargeted hooks", () => {
     .map((e, i) => `  - name: tmux-${i}\n    event: ${e}\n    command: tmux set -g status-right ${e}\n`)
     .join("");
 
-  it("render for every agent that supports them, with one warning per omission", () => {
+  it("render for every agent that supports them, with one warning per omission", async () => {
     home(`version: 1\nhooks:\n${FIVE}`);
-    const r = k("apply", "--yes");
+    const r = await k("apply", "--yes");
     expect(r.stderr.trimEnd().split("\n")).toEqual([
       'warning: hook "tmux-1" is not rendered for codex: event "Notification" is not supported',
       'warning: hook "tmux-1" is not rendered for opencode: event "Notification" is not supported',
@@ -152,9 +152,9 @@ describe("the maintainer's five untargeted hooks", () => {
     }
   });
 
-  it("are reported by kanon hooks, with --json and --strict", () => {
+  it("are reported by kanon hooks, with --json and --strict", async () => {
     home(`version: 1\nhooks:\n${FIVE}`);
-    const table = k("hooks");
+    const table = await k("hooks");
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/^tmux-1 +Notification +codex +left out +native +not delivered +no$/m);
     expect(table.stdout).toMatch(/^tmux-1 +Notification +claude +as written +native +not delivered +no$/m);
@@ -162,30 +162,30 @@ describe("the maintainer's five untargeted hooks", () => {
     expect(table.stdout).toContain(
       "tmux-0 → codex: gated: Codex runs a new or changed hook only after the user reviews it in /hooks",
     );
-    const decisions = JSON.parse(k("hooks", "--json").stdout).hooks;
+    const decisions = JSON.parse((await k("hooks", "--json")).stdout).hooks;
     expect(decisions.filter((d: { outcome: string }) => d.outcome === "omitted")).toHaveLength(3);
     const pre = decisions.find(
       (d: { hook: string; agent: string }) => d.hook === "tmux-2" && d.agent === "opencode",
     );
     expect(pre).toMatchObject({ outcome: "as-written", translations: [], explicit: false });
-    const strict = k("hooks", "--strict");
+    const strict = await k("hooks", "--strict");
     expect(strict.status).toBe(1);
     expect(strict.stderr).toBe("3 hook rendering(s) differ from kanon.yaml as written\n");
   });
 });
 
 describe("Codex trust in kanon status", () => {
-  it("lists rendered Codex hooks that Codex will skip until they are reviewed, and never writes trust", () => {
+  it("lists rendered Codex hooks that Codex will skip until they are reviewed, and never writes trust", async () => {
     home(
       "version: 1\nhooks:\n  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    command: /bin/guard\n",
     );
-    k("apply", "--yes");
-    const before = k("status");
+    await k("apply", "--yes");
+    const before = await k("status");
     expect(before.stdout).toContain(
       "Codex CLI will skip 1 hook(s) for now:\n  guard (PreToolUse): new: not reviewed yet\n",
     );
     expect(existsSync(join(s.home, ".codex/config.toml"))).toBe(false);
-    const trusted = JSON.parse(k("status", "--json").stdout).gated;
+    const trusted = JSON.parse((await k("status", "--json")).stdout).gated;
     expect(trusted).toEqual([
       expect.objectContaining({
         agent: "Codex CLI",
@@ -196,11 +196,11 @@ describe("Codex trust in kanon status", () => {
     ]);
   });
 
-  it("stays quiet for trusted hooks and names a hook changed since it was trusted", () => {
+  it("stays quiet for trusted hooks and names a hook changed since it was trusted", async () => {
     home(
       "version: 1\nhooks:\n  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    command: /bin/guard\n",
     );
-    k("apply", "--yes");
+    await k("apply", "--yes");
     const hooksPath = join(s.home, ".codex/hooks.json");
     const report = codexHookTrust({ hooks: readFileSync(hooksPath, "utf8"), hooksPath });
     const entry = report.entries[0]!;
@@ -208,10 +208,10 @@ describe("Codex trust in kanon status", () => {
       join(s.home, ".codex/config.toml"),
       `model = "x"\n\n[hooks.state."${entry.id}"]\ntrusted_hash = "${entry.hash}"\n`,
     );
-    expect(k("status").stdout).not.toContain("will skip");
+    expect((await k("status")).stdout).not.toContain("will skip");
     home(
       "version: 1\nhooks:\n  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    command: /bin/guard --strict\n",
     );
-    expect(k("status").stdout).toContain("guard (PreToolUse): changed since it was trusted");
+    expect((await k("status")).stdout).toContain("guard (PreToolUse): changed since it was trusted");
   });
 });

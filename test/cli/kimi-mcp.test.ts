@@ -8,7 +8,7 @@ const { k } = s;
 const servers = (body: string) => s.writeHome(`version: 1\nagents: [kimi]\nmcp:\n  servers:\n${body}`);
 
 describe("Kimi Code MCP servers and ${VAR}", () => {
-  it("writes a forwarded variable and a bearer header natively", () => {
+  it("writes a forwarded variable and a bearer header natively", async () => {
     servers(
       [
         "    github:",
@@ -20,7 +20,7 @@ describe("Kimi Code MCP servers and ${VAR}", () => {
         "",
       ].join("\n"),
     );
-    const r = k("apply", "--yes");
+    const r = await k("apply", "--yes");
     expect(r.status).toBe(0);
     expect(JSON.parse(s.read(".kimi-code/mcp.json"))).toEqual({
       mcpServers: {
@@ -30,7 +30,7 @@ describe("Kimi Code MCP servers and ${VAR}", () => {
     });
   });
 
-  it("leaves out, with a warning, a server that would get a reference as text", () => {
+  it("leaves out, with a warning, a server that would get a reference as text", async () => {
     servers(
       [
         "    renamed:",
@@ -41,7 +41,7 @@ describe("Kimi Code MCP servers and ${VAR}", () => {
         "",
       ].join("\n"),
     );
-    const r = k("apply", "--yes");
+    const r = await k("apply", "--yes");
     expect(r.status).toBe(0);
     expect(r.stderr).toContain(
       'warning: mcp server "renamed" is not rendered for kimi: Kimi Code would pass ${OTHER_TOKEN} in env.API_KEY to the server as written (it does not expand variables in mcp.json); resolve_env: true lets kanon fill in env.API_KEY at apply\n',
@@ -51,14 +51,14 @@ describe("Kimi Code MCP servers and ${VAR}", () => {
     });
   });
 
-  it("does not warn when Kimi is not rendered", () => {
+  it("does not warn when Kimi is not rendered", async () => {
     s.writeHome(
       "version: 1\nmcp:\n  servers:\n    renamed:\n      command: srv\n      env: { API_KEY: '${OTHER_TOKEN}' }\n",
     );
-    expect(k("render").stderr).not.toContain("not rendered for kimi");
+    expect((await k("render")).stderr).not.toContain("not rendered for kimi");
   });
 
-  it("refuses it when its targets name kimi, saying where, and writes nothing", () => {
+  it("refuses it when its targets name kimi, saying where, and writes nothing", async () => {
     servers(
       [
         "    pinned:",
@@ -68,7 +68,7 @@ describe("Kimi Code MCP servers and ${VAR}", () => {
         "",
       ].join("\n"),
     );
-    expect(k("apply", "--yes")).toMatchObject({
+    expect(await k("apply", "--yes")).toMatchObject({
       status: 1,
       stderr:
         'kanon.yaml:7:25: mcp server "pinned" targets kimi but Kimi Code would pass ${KEY:-anon} in headers.X-Key to the server as written (it does not expand variables in mcp.json); resolve_env: true lets kanon fill in headers.X-Key at apply\n',

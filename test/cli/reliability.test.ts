@@ -13,13 +13,13 @@ const { k, writeHome: yaml } = s;
 const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
 
 describe("after an interrupted apply", () => {
-  it("the next apply shreds and removes kanon's temporary files and says how many", () => {
+  it("the next apply shreds and removes kanon's temporary files and says how many", async () => {
     yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
     mkdirSync(join(s.home, ".codex"));
     const pid = deadPid();
     writeFileSync(join(s.home, `..claude.json.kanon-${pid}-0123456789ab.tmp`), '{"token": "t"}\n');
     writeFileSync(join(s.home, ".codex", `.config.toml.kanon-${pid}-0123456789ab.tmp`), "x\n");
-    const r = k("apply", "--yes");
+    const r = await k("apply", "--yes");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Removed 2 temporary file\(s\) left by an interrupted apply\.\n/);
     expect(
@@ -29,17 +29,17 @@ describe("after an interrupted apply", () => {
     ).toEqual([]);
     // A dry run neither removes them nor writes anything.
     writeFileSync(join(s.home, `..claude.json.kanon-${pid}-0123456789ab.tmp`), "x\n");
-    expect(k("apply", "--dry-run").stdout).not.toContain("Removed");
-    expect(k("apply", "--yes").stdout).toBe(
+    expect((await k("apply", "--dry-run")).stdout).not.toContain("Removed");
+    expect((await k("apply", "--yes")).stdout).toBe(
       "Removed 1 temporary file(s) left by an interrupted apply.\nNo changes.\n",
     );
   });
 });
 
 describe("after an apply interrupted while writing the state directory", () => {
-  it("the next apply removes the record's temporary files and a half-written history entry", () => {
+  it("the next apply removes the record's temporary files and a half-written history entry", async () => {
     yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
-    expect(k("apply", "--yes").status).toBe(0);
+    expect((await k("apply", "--yes")).status).toBe(0);
     const roots = join(s.home, ".local/state/kanon/roots");
     const root = join(roots, readdirSync(roots)[0]!);
     const pid = deadPid();
@@ -49,22 +49,23 @@ describe("after an apply interrupted while writing the state directory", () => {
     mkdirSync(join(staged, "files"), { recursive: true });
     writeFileSync(join(staged, "files", "0-.claude.json"), '{"token": "t"}\n');
     writeFileSync(join(staged, "apply.json"), "{}\n");
+    // A live process's (this test's): another kanon, in a process of its own, leaves it.
     const running = join(root, `.record.json.kanon-${process.pid}-bbbbbbbbbbbb.tmp`);
     writeFileSync(running, "{}\n");
-    expect(k("apply", "--yes").stdout).toBe(
+    expect(s.spawn(["--home", s.kh, "apply", "--yes"]).stdout).toBe(
       "Removed 3 temporary file(s) left by an interrupted apply.\nNo changes.\n",
     );
     expect(readdirSync(join(root, "applies")).filter((n) => n.startsWith("."))).toEqual([]);
     expect(readdirSync(root).filter((n) => n.endsWith(".tmp"))).toEqual([running.slice(root.length + 1)]);
     // The history still undoes the last real apply.
-    expect(k("undo", "--yes").stdout).toContain("Undid 3 file change(s).\n");
+    expect((await k("undo", "--yes")).stdout).toContain("Undid 3 file change(s).\n");
   });
 });
 
 describe("after an apply killed while writing files that are no longer rendered", () => {
-  it("the next apply removes the temporary files beside them, named by the interrupted apply's history", () => {
+  it("the next apply removes the temporary files beside them, named by the interrupted apply's history", async () => {
     yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
-    expect(k("apply", "--yes").status).toBe(0);
+    expect((await k("apply", "--yes")).status).toBe(0);
     const roots = join(s.home, ".local/state/kanon/roots");
     const root = join(roots, readdirSync(roots)[0]!);
     const record = JSON.parse(readFileSync(join(root, "record.json"), "utf8"));
@@ -88,7 +89,7 @@ describe("after an apply killed while writing files that are no longer rendered"
         changes: [{ ...change, after: { sha256: "0", mode: "0644" }, backup: null }],
       }),
     );
-    expect(k("apply", "--yes").stdout).toBe(
+    expect((await k("apply", "--yes")).stdout).toBe(
       "Removed 1 temporary file(s) left by an interrupted apply.\nNo changes.\n",
     );
     expect(readdirSync(skill)).toEqual([]);
@@ -96,32 +97,32 @@ describe("after an apply killed while writing files that are no longer rendered"
 });
 
 describe("bytes that are not UTF-8", () => {
-  it("in an instruction file are written as they are", () => {
+  it("in an instruction file are written as they are", async () => {
     yaml("version: 1\ninstructions:\n  files: [instructions/a.md]\n");
     writeFileSync(join(s.kh, "instructions/a.md"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
-    expect(k("apply", "--yes").status).toBe(0);
+    expect((await k("apply", "--yes")).status).toBe(0);
     expect(readFileSync(join(s.home, ".claude/CLAUDE.md"))).toEqual(
       Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
     );
-    expect(k("diff").stdout).toBe("No changes.\n");
+    expect((await k("diff")).stdout).toBe("No changes.\n");
   });
 
-  it("in a co-owned config.toml are kept outside kanon's entries", () => {
+  it("in a co-owned config.toml are kept outside kanon's entries", async () => {
     yaml("version: 1\nmcp:\n  servers:\n    docs:\n      command: docs\n");
     mkdirSync(join(s.home, ".codex"));
     const mine = Buffer.concat([Buffer.from("# caf"), Buffer.from([0xe9]), Buffer.from('\nmodel = "o4"\n')]);
     writeFileSync(join(s.home, ".codex/config.toml"), mine);
-    expect(k("apply", "--yes").status).toBe(0);
+    expect((await k("apply", "--yes")).status).toBe(0);
     const after = readFileSync(join(s.home, ".codex/config.toml"));
     expect(after.subarray(0, mine.length)).toEqual(mine);
     expect(after.toString("latin1")).toContain("[mcp_servers.docs]");
   });
 
-  it("in kanon.yaml are an error at their position", () => {
+  it("in kanon.yaml are an error at their position", async () => {
     yaml(
       Buffer.concat([Buffer.from("version: 1\nmetadata:\n  a: caf"), Buffer.from([0xe9]), Buffer.from("\n")]),
     );
-    expect(k("validate")).toMatchObject({
+    expect(await k("validate")).toMatchObject({
       status: 1,
       stderr: "kanon.yaml:3:9: byte 0xE9 is not valid UTF-8; save kanon.yaml as UTF-8\n",
     });
@@ -169,30 +170,30 @@ describe("kanon.yaml values that used to crash or change silently", () => {
       "version: 1\nhooks:\n  - name: x\n    command: y\n    targets: [cursor]\n",
       'kanon.yaml:5:15: hook "x" has unsupported target "cursor"',
     ],
-  ])("%j → one located error, nothing written", (text, error) => {
+  ])("%j → one located error, nothing written", async (text, error) => {
     yaml(text);
     for (const cmd of ["validate", "apply"]) {
-      const r = k(cmd, ...(cmd === "apply" ? ["--yes"] : []));
+      const r = await k(cmd, ...(cmd === "apply" ? ["--yes"] : []));
       expect(r, cmd).toMatchObject({ status: 1, stderr: `${error}\n` });
     }
     expect(readdirSync(s.home)).toEqual([]);
   });
 
-  it("a hook that takes its fields from a merge key renders with them", () => {
+  it("a hook that takes its fields from a merge key renders with them", async () => {
     yaml(
       "version: 1\nx-guard: &guard\n  event: PreToolUse\n  matcher: Bash\n  command: /bin/guard\nhooks:\n  - name: g\n    <<: *guard\n    timeout: 5\n",
     );
-    const r = k("render", "--agent", "codex");
+    const r = await k("render", "--agent", "codex");
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('"command": "/bin/guard"');
     expect(r.stdout).toContain('"timeout": 5');
   });
 
-  it("an event, a handler type or a variable named like an Object.prototype member is an ordinary name", () => {
+  it("an event, a handler type or a variable named like an Object.prototype member is an ordinary name", async () => {
     yaml(
       "version: 1\nhooks:\n  - name: a\n    event: toString\n    command: x\n  - name: b\n    event: Stop\n    command: ${constructor}\n",
     );
-    const r = k("render");
+    const r = await k("render");
     expect(r.status).toBe(0);
     expect(r.stderr).toContain(
       'warning: hook "a" is not rendered for codex: event "toString" is not supported',
@@ -201,16 +202,16 @@ describe("kanon.yaml values that used to crash or change silently", () => {
     expect(r.stderr).toContain("references unset environment variable constructor");
     // A handler type kanon does not know is an error, named like a prototype member or not.
     yaml("version: 1\nhooks:\n  - name: b\n    event: Stop\n    type: constructor\n    command: x\n");
-    expect(k("render")).toMatchObject({
+    expect(await k("render")).toMatchObject({
       status: 1,
       stderr:
         'kanon.yaml:5:11: hook "b": unknown type "constructor" (known: command, http, mcp_tool, prompt, agent)\n',
     });
   });
 
-  it("an MCP server named toString is an ordinary name", () => {
+  it("an MCP server named toString is an ordinary name", async () => {
     yaml("version: 1\nmcp:\n  servers:\n    toString:\n      command: x\n");
-    expect(k("apply", "--yes").status).toBe(0);
+    expect((await k("apply", "--yes")).status).toBe(0);
     expect(JSON.parse(readFileSync(join(s.home, ".claude.json"), "utf8")).mcpServers.toString.command).toBe(
       "x",
     );

@@ -3,9 +3,9 @@
  * remote, and two sandboxes (two HOMEs) for two machines. No network is used.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { KANON, type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
 
 let a: Sandbox;
@@ -23,12 +23,38 @@ function git(s: Sandbox, cwd: string, ...args: string[]): string {
 const ka = (...args: string[]) => a.run(["--home", homeA, ...args]);
 const kb = (...args: string[]) => b.run(["--home", homeB, ...args]);
 
-/** Machine A starts a home and publishes it to the bare remote. */
-function publishFromA(): void {
-  expect(ka("init").status).toBe(0);
-  git(a, homeA, "remote", "add", "origin", remote);
+/**
+ * Built once for this file (git processes cost far more than a copy), copied into each test's
+ * sandbox: an empty bare remote, and a home that machine A started with kanon init and published to
+ * it with kanon push (the tests below check both commands on their own).
+ */
+let fixture: { sandbox: Sandbox; remote: string; published: { home: string; remote: string } };
+beforeAll(async () => {
+  const f = sandbox();
+  const remote = join(f.work, "remote.git");
+  const published = {
+    home: join(f.work, "published/kanon-home"),
+    remote: join(f.work, "published/remote.git"),
+  };
+  git(f, f.work, "init", "--quiet", "--bare", remote);
+  git(f, f.work, "init", "--quiet", "--bare", published.remote);
+  expect((await f.run(["--home", published.home, "init"])).status).toBe(0);
+  git(f, published.home, "remote", "add", "origin", published.remote);
   // The first kanon push sets the upstream.
-  expect(ka("push").status).toBe(0);
+  expect((await f.run(["--home", published.home, "push"])).status).toBe(0);
+  fixture = { sandbox: f, remote, published };
+});
+afterAll(() => fixture.sandbox.cleanup());
+
+const copy = (from: string, to: string) => cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+
+/** Machine A starts a home and publishes it to the bare remote (a copy of the fixture's). */
+function publishFromA(): void {
+  rmSync(remote, { recursive: true });
+  copy(fixture.published.remote, remote);
+  copy(fixture.published.home, homeA);
+  const config = join(homeA, ".git/config");
+  writeFileSync(config, readFileSync(config, "utf8").replace(fixture.published.remote, remote));
 }
 
 function commitOnA(text: string): void {
@@ -40,7 +66,7 @@ beforeEach(() => {
   a = sandbox();
   b = sandbox();
   remote = join(a.work, "remote.git");
-  spawnSync("git", ["init", "--quiet", "--bare", remote], { env: sandboxEnv(a.home) });
+  copy(fixture.remote, remote);
   homeA = join(a.work, "kanon-home");
   homeB = join(b.home, ".config", "kanon");
 });
@@ -50,8 +76,8 @@ afterEach(() => {
 });
 
 describe("init", () => {
-  it("scaffolds a commented starter, commits it, and says what to do next", () => {
-    const r = ka("init");
+  it("scaffolds a commented starter, commits it, and says what to do next", async () => {
+    const r = await ka("init");
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`Initialized ${homeA}\nCommitted the starter files.\nNext steps:\n`);
     expect(r.stdout).toContain("diff");
@@ -68,11 +94,11 @@ describe("init", () => {
       .join("\n");
     for (const shown of ["AGENTS.md", "name: review", "git: {", "github:", "event: PreToolUse"])
       expect(comments).toContain(shown);
-    expect(ka("validate")).toMatchObject({ status: 0, stdout: "kanon.yaml is valid.\n", stderr: "" });
+    expect(await ka("validate")).toMatchObject({ status: 0, stdout: "kanon.yaml is valid.\n", stderr: "" });
   });
 
-  it("without a git identity, initializes the home and says how to commit", () => {
-    const r = a.run(["--home", homeA, "init"], {
+  it("without a git identity, initializes the home and says how to commit", async () => {
+    const r = await a.run(["--home", homeA, "init"], {
       env: {
         GIT_AUTHOR_NAME: undefined,
         GIT_AUTHOR_EMAIL: undefined,
@@ -87,10 +113,10 @@ describe("init", () => {
     expect(existsSync(join(homeA, "kanon.yaml"))).toBe(true);
   });
 
-  it("refuses a --home that is a file, changing nothing", () => {
+  it("refuses a --home that is a file, changing nothing", async () => {
     const file = join(a.work, "file");
     writeFileSync(file, "x");
-    const r = a.run(["--home", file, "init"]);
+    const r = await a.run(["--home", file, "init"]);
     expect(r).toMatchObject({
       status: 1,
       stdout: "",
@@ -101,73 +127,73 @@ describe("init", () => {
 });
 
 describe("two machines", () => {
-  it("clone, apply, push, status ahead/behind, update", () => {
+  it("clone, apply, push, status ahead/behind, update", async () => {
     publishFromA();
-    const clone = kb("init", remote);
+    const clone = await kb("init", remote);
     expect(clone).toMatchObject({ status: 0, stdout: `Cloned ${remote} into ${homeB}\n`, stderr: "" });
-    expect(kb("apply", "--yes").status).toBe(0);
+    expect((await kb("apply", "--yes")).status).toBe(0);
     const agentsMd = join(b.home, ".codex/AGENTS.md");
     expect(readFileSync(agentsMd, "utf8")).toContain("Keep changes focused");
 
     commitOnA("# Shared\n\nSecond version.\n");
-    const ahead = ka("status");
+    const ahead = await ka("status");
     expect(ahead.stdout).toMatch(
       /^Branch \S+: 1 ahead origin\/\S+ \(as of the last fetch\); kanon push publishes\n/,
     );
-    expect(ka("status", "--json").status).toBe(0);
-    expect(JSON.parse(ka("status", "--json").stdout).source).toMatchObject({
+    expect((await ka("status", "--json")).status).toBe(0);
+    expect(JSON.parse((await ka("status", "--json")).stdout).source).toMatchObject({
       ahead: 1,
       behind: 0,
       git: "clean",
     });
-    expect(ka("push").status).toBe(0);
-    expect(ka("status").stdout).toMatch(
+    expect((await ka("push")).status).toBe(0);
+    expect((await ka("status")).stdout).toMatch(
       /^Branch \S+: up to date with origin\/\S+ \(as of the last fetch\)\nGit status: clean\n/,
     );
 
     // status never fetches: B learns of the new commit only after a fetch.
-    expect(kb("status").stdout).toMatch(/up to date with/);
+    expect((await kb("status")).stdout).toMatch(/up to date with/);
     git(b, homeB, "fetch", "--quiet");
-    expect(kb("status").stdout).toMatch(
+    expect((await kb("status")).stdout).toMatch(
       /^Branch \S+: 1 behind origin\/\S+ \(as of the last fetch\); kanon update brings them here\n/,
     );
 
-    const update = kb("update", "--yes");
+    const update = await kb("update", "--yes");
     expect(update.status).toBe(0);
     expect(update.stdout).toContain("Applied 3 file change(s).\n");
     expect(readFileSync(agentsMd, "utf8")).toBe("# Shared\n\nSecond version.\n");
-    expect(kb("diff", "--exit-code")).toMatchObject({ status: 0, stdout: "No changes.\n" });
+    expect(await kb("diff", "--exit-code")).toMatchObject({ status: 0, stdout: "No changes.\n" });
   });
 
-  it("a diverged history: pull refuses and update applies nothing", () => {
+  it("a diverged history: pull refuses and update applies nothing", async () => {
     publishFromA();
-    expect(kb("init", remote).status).toBe(0);
-    expect(kb("apply", "--yes").status).toBe(0);
+    expect((await kb("init", remote)).status).toBe(0);
+    expect((await kb("apply", "--yes")).status).toBe(0);
     commitOnA("# from A\n");
-    expect(ka("push").status).toBe(0);
+    expect((await ka("push")).status).toBe(0);
     writeFileSync(join(homeB, "instructions/shared.md"), "# from B\n");
     git(b, homeB, "commit", "--quiet", "-am", "change on B");
     const agentsMd = join(b.home, ".codex/AGENTS.md");
     const before = readFileSync(agentsMd, "utf8");
 
-    const pull = kb("pull");
+    const pull = await kb("pull");
     expect(pull.status).toBe(1);
     expect(pull.stderr.trimEnd().split("\n").at(-1)).toBe("git [pull --ff-only]: exit status 128");
-    const update = kb("update", "--yes");
+    const update = await kb("update", "--yes");
     expect(update.status).toBe(1);
     expect(update.stderr.trimEnd().split("\n").at(-1)).toBe("git [pull --ff-only]: exit status 128");
     expect(update.stdout).not.toContain("Applied");
     expect(readFileSync(agentsMd, "utf8")).toBe(before);
-    expect(kb("status").stdout).toMatch(/1 ahead, 1 behind .*diverged/);
+    expect((await kb("status")).stdout).toMatch(/1 ahead, 1 behind .*diverged/);
   });
 
-  it("update -n pulls and shows what apply would write, writing nothing", () => {
+  it("update -n pulls and shows what apply would write, writing nothing", async () => {
     publishFromA();
-    expect(kb("init", remote).status).toBe(0);
-    expect(kb("apply", "--yes").status).toBe(0);
+    expect((await kb("init", remote)).status).toBe(0);
+    expect((await kb("apply", "--yes")).status).toBe(0);
     commitOnA("# dry\n");
-    expect(ka("push").status).toBe(0);
-    const r = kb("update", "-n");
+    expect((await ka("push")).status).toBe(0);
+    const r = await kb("update", "-n");
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("+# dry");
     expect(r.stdout).toContain("Dry run: would apply 3 file change(s); nothing written.\n");
@@ -177,32 +203,32 @@ describe("two machines", () => {
 });
 
 describe("status of the home", () => {
-  it("lists uncommitted changes and shows a branch without upstream", () => {
-    expect(ka("init").status).toBe(0);
+  it("lists uncommitted changes and shows a branch without upstream", async () => {
+    expect((await ka("init")).status).toBe(0);
     writeFileSync(join(homeA, "instructions/shared.md"), "edited\n");
     writeFileSync(join(homeA, "notes.md"), "new\n");
-    const r = ka("status");
+    const r = await ka("status");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(
       /^Branch (\S+): no upstream \(git push -u origin \1 sets one\)\nUncommitted changes in the home:\n M instructions\/shared\.md\n\?\? notes\.md\n/,
     );
   });
 
-  it("looks at the home even when GIT_DIR points elsewhere (kanon run from a git hook)", () => {
-    expect(ka("init").status).toBe(0);
+  it("looks at the home even when GIT_DIR points elsewhere (kanon run from a git hook)", async () => {
+    expect((await ka("init")).status).toBe(0);
     writeFileSync(join(homeA, "notes.md"), "new\n");
-    const r = a.run(["--home", homeA, "status"], { env: { GIT_DIR: join(a.work, "nowhere", ".git") } });
+    const r = await a.run(["--home", homeA, "status"], { env: { GIT_DIR: join(a.work, "nowhere", ".git") } });
     expect(r.stdout).toContain("Uncommitted changes in the home:\n?? notes.md\n");
   });
 
-  it("says once that a home is not a git repository, with what to do", () => {
-    expect(ka("init", "--no-git").status).toBe(0);
-    const r = ka("status");
+  it("says once that a home is not a git repository, with what to do", async () => {
+    expect((await ka("init", "--no-git")).status).toBe(0);
+    const r = await ka("status");
     expect(r.status).toBe(0);
     expect(r.stderr).toBe(
       `Git status unavailable: ${homeA} is not a git repository; run "git init" there, or "kanon init <repo>" to clone your Kanon home\n`,
     );
-    expect(ka("pull")).toMatchObject({
+    expect(await ka("pull")).toMatchObject({
       status: 1,
       stderr: `${homeA} is not a git repository; run "git init" there, or "kanon init <repo>" to clone your Kanon home\n`,
     });
@@ -212,11 +238,11 @@ describe("status of the home", () => {
 describe("init <repo>: bad input changes nothing", () => {
   const leftovers = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
-  it("an existing home is an error naming it", () => {
+  it("an existing home is an error naming it", async () => {
     publishFromA();
     mkdirSync(homeB, { recursive: true });
     writeFileSync(join(homeB, "kanon.yaml"), "version: 1\n");
-    const r = kb("init", remote);
+    const r = await kb("init", remote);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
       `${homeB} already exists and is not empty; remove it or choose another --home (to sync an existing home, run "kanon pull" there)\n`,
@@ -224,9 +250,9 @@ describe("init <repo>: bad input changes nothing", () => {
     expect(readdirSync(homeB)).toEqual(["kanon.yaml"]);
   });
 
-  it("an unreachable URL with credentials: one line, no secret, no partial home", () => {
+  it("an unreachable URL with credentials: one line, no secret, no partial home", async () => {
     const url = "http://alice:s3cret-token@127.0.0.1:9/home.git";
-    const r = kb("init", url);
+    const r = await kb("init", url);
     expect(r.status).toBe(1);
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(
@@ -238,23 +264,23 @@ describe("init <repo>: bad input changes nothing", () => {
     expect(leftovers(join(b.home, ".config"))).toEqual([]);
   });
 
-  it("a path that is not a repository", () => {
+  it("a path that is not a repository", async () => {
     const notRepo = join(b.work, "plain-dir");
     mkdirSync(notRepo);
-    const r = kb("init", notRepo);
+    const r = await kb("init", notRepo);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`^git clone ${notRepo}: exit status 128: fatal: .*\n$`));
     expect(existsSync(homeB)).toBe(false);
   });
 
-  it("a repository without kanon.yaml", () => {
+  it("a repository without kanon.yaml", async () => {
     const other = join(a.work, "other");
     mkdirSync(other);
     git(a, other, "init", "--quiet");
     writeFileSync(join(other, "README.md"), "not a home\n");
     git(a, other, "add", ".");
     git(a, other, "commit", "--quiet", "-m", "x");
-    const r = kb("init", other);
+    const r = await kb("init", other);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
       `${other} has no kanon.yaml at its root, so it is not a Kanon home; nothing was cloned (to start one, run "kanon init", add the repository as a remote and "kanon push")\n`,
@@ -263,16 +289,16 @@ describe("init <repo>: bad input changes nothing", () => {
     expect(leftovers(join(b.home, ".config"))).toEqual([]);
   });
 
-  it("an empty existing directory is fine", () => {
+  it("an empty existing directory is fine", async () => {
     publishFromA();
     mkdirSync(homeB, { recursive: true });
-    expect(kb("init", remote).status).toBe(0);
+    expect((await kb("init", remote)).status).toBe(0);
     expect(existsSync(join(homeB, "kanon.yaml"))).toBe(true);
   });
 });
 
 describe("--home pointing at a file", () => {
-  it("every command says so in one line and changes nothing", () => {
+  it("every command says so in one line and changes nothing", async () => {
     const file = join(a.work, "file");
     writeFileSync(file, "x");
     for (const cmd of [
@@ -284,7 +310,7 @@ describe("--home pointing at a file", () => {
       ["push"],
       ["init", remote],
     ]) {
-      const r = a.run(["--home", file, ...cmd]);
+      const r = await a.run(["--home", file, ...cmd]);
       expect(r.status).toBe(1);
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
       expect(r.stderr).toContain(`${file} is a file`);
@@ -296,15 +322,21 @@ describe("--home pointing at a file", () => {
 describe("progress", () => {
   const hasScript = spawnSync("script", ["--version"]).status === 0;
 
-  it.skipIf(!hasScript)("a clone on a terminal shows progress; in a pipe it is silent (tested above)", () => {
-    publishFromA();
-    // script(1) runs kanon with a pseudo-terminal as its stdout and stderr.
-    const cmd = [process.execPath, KANON, "--home", homeB, "init", remote].map((w) => `'${w}'`).join(" ");
-    const r = spawnSync("script", ["-qec", cmd, "/dev/null"], { env: sandboxEnv(b.home), encoding: "utf8" });
-    expect(r.status).toBe(0);
-    expect(r.stdout).toContain(`Cloning ${remote}…`);
-    expect(r.stdout).toContain(`Cloned ${remote} into ${homeB}`);
-  });
+  it.skipIf(!hasScript)(
+    "a clone on a terminal shows progress; in a pipe it is silent (tested above)",
+    async () => {
+      publishFromA();
+      // script(1) runs kanon with a pseudo-terminal as its stdout and stderr.
+      const cmd = [process.execPath, KANON, "--home", homeB, "init", remote].map((w) => `'${w}'`).join(" ");
+      const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
+        env: sandboxEnv(b.home),
+        encoding: "utf8",
+      });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain(`Cloning ${remote}…`);
+      expect(r.stdout).toContain(`Cloned ${remote} into ${homeB}`);
+    },
+  );
 });
 
 describe("a closed stdout", () => {

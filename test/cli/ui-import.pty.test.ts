@@ -90,7 +90,7 @@ describe("kanon ui in import mode", { timeout: 90_000 }, () => {
     expect(existsSync(join(kh, "instructions"))).toBe(false);
     expect(existsSync(join(kh, "skills"))).toBe(false);
     // kanon undo takes the import back, byte for byte.
-    const undo = s.run(["--home", kh, "undo", "--yes"]);
+    const undo = await s.run(["--home", kh, "undo", "--yes"]);
     expect(undo.stdout).toMatch(/^Undo the import of .*:\n {2}restore .*kanon\.yaml\n/);
     expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(HOME_YAML);
   });
@@ -150,11 +150,20 @@ describe("kanon ui in import mode", { timeout: 90_000 }, () => {
 });
 
 describe("kanon import --ui", () => {
-  it("cannot be combined with --write or --merge, and needs a terminal", () => {
+  it("cannot be combined with --write or --merge, and needs a terminal", async () => {
     const k = (...args: string[]) => s.run(["--home", kh, "import", ...args]);
-    expect(k("--ui", "--write")).toMatchObject({ status: 1, stderr: "use only one of --ui or --write\n" });
-    expect(k("--ui", "--merge")).toMatchObject({ status: 1, stderr: "use only one of --ui or --merge\n" });
-    expect(k("--ui")).toMatchObject({ status: 1, stderr: "kanon ui requires an interactive terminal\n" });
-    expect(k("--ui", "--hook-names", "x").stderr).toBe("kanon ui requires an interactive terminal\n");
+    expect(await k("--ui", "--write")).toMatchObject({
+      status: 1,
+      stderr: "use only one of --ui or --write\n",
+    });
+    expect(await k("--ui", "--merge")).toMatchObject({
+      status: 1,
+      stderr: "use only one of --ui or --merge\n",
+    });
+    expect(await k("--ui")).toMatchObject({
+      status: 1,
+      stderr: "kanon ui requires an interactive terminal\n",
+    });
+    expect((await k("--ui", "--hook-names", "x")).stderr).toBe("kanon ui requires an interactive terminal\n");
   });
 });

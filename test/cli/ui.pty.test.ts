@@ -57,8 +57,8 @@ const rightColumn = (t: PtySession) =>
 const LOADED = "Apply Changes (6 changed · 0 conflict · 6 selected)";
 
 describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
-  it("refuses to start outside a terminal", () => {
-    const r = s.run(["--home", s.kh, "ui"]);
+  it("refuses to start outside a terminal", async () => {
+    const r = await s.run(["--home", s.kh, "ui"]);
     expect(r).toMatchObject({ status: 1, stdout: "", stderr: "kanon ui requires an interactive terminal\n" });
   });
 
@@ -140,7 +140,7 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
     mkdirSync(join(s.kh, "skills/old"), { recursive: true });
     writeFileSync(join(s.kh, "skills/old/SKILL.md"), "---\nname: old\n---\n");
     const claude = (...args: string[]) => s.run(["--home", s.kh, "--agent", "claude", ...args]);
-    expect(claude("apply", "--yes").status).toBe(0);
+    expect((await claude("apply", "--yes")).status).toBe(0);
     const skill = home(".claude/skills/old/SKILL.md");
     expect(existsSync(skill)).toBe(true);
     rmSync(join(s.kh, "skills"), { recursive: true });
@@ -165,8 +165,8 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
 
     expect(readFileSync(home(".claude/CLAUDE.md"), "utf8")).toBe("Shared rules v2\n");
     expect(existsSync(skill)).toBe(true);
-    expect(claude("diff").stdout).toContain(`DELETE ${skill} (claude)`);
-    expect(claude("undo", "--yes").status).toBe(0);
+    expect((await claude("diff")).stdout).toContain(`DELETE ${skill} (claude)`);
+    expect((await claude("undo", "--yes")).status).toBe(0);
     expect(readFileSync(home(".claude/CLAUDE.md"), "utf8")).toBe("Shared rules\nmy note\n");
     expect(existsSync(skill)).toBe(true);
   });

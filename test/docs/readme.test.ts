@@ -61,7 +61,7 @@ describe("README", () => {
     expect(readFileSync(join(ROOT, ".ci/run"), "utf8")).toContain("npm test");
   });
 
-  it("lists only commands and flags that kanon has", () => {
+  it("lists only commands and flags that kanon has", async () => {
     const table = readme.slice(
       readme.indexOf("| command "),
       readme.indexOf("\n\n", readme.indexOf("| command ")),
@@ -70,7 +70,7 @@ describe("README", () => {
     const rows = [...table.matchAll(/^\| `kanon ([a-z]+(?: [a-z]+)?)([^`]*)`/gm)];
     expect(rows.length).toBeGreaterThan(10);
     for (const [, command = "", rest = ""] of rows) {
-      const help = s.run([...command.split(" "), "--help"]);
+      const help = await s.run([...command.split(" "), "--help"]);
       expect(help.status).toBe(0);
       for (const flag of rest.match(/--[a-z-]+|-n\b/g) ?? []) expect(help.stdout).toContain(flag);
     }

@@ -25,9 +25,9 @@ const golden = (name: string, text: string) => {
   expect(text).toBe(readFileSync(path, "utf8"));
 };
 
-it("imports a realistic machine: kanon.yaml, files and warnings", () => {
+it("imports a realistic machine: kanon.yaml, files and warnings", async () => {
   machine("machine");
-  const r = k("import", "--write", "--instruction-policy", "per-agent");
+  const r = await k("import", "--write", "--instruction-policy", "per-agent");
   expect(r.status).toBe(0);
   golden("machine.kanon.yaml", s.readHome("kanon.yaml"));
   golden("machine.warnings", r.stderr.replaceAll(s.home, "~"));
@@ -41,13 +41,13 @@ it("imports a realistic machine: kanon.yaml, files and warnings", () => {
   expect(s.readHome("instructions/opencode.md")).toBe("# OpenCode rules\n\nPrefer small diffs.\n");
   // Everything it imported renders back as it is on the machine: the hand-written hook files'
   // handlers are adopted where they are (layout and the two-handler group kept).
-  const diff = s.run(["--home", s.kh, "diff"], { env: { GITHUB_TOKEN: "x" } }).stdout;
+  const diff = (await s.run(["--home", s.kh, "diff"], { env: { GITHUB_TOKEN: "x" } })).stdout;
   expect(diff).toBe("No changes.\n");
 });
 
-it("imports Gemini CLI and Kimi Code: agents: lists them, kanon's hooks come back, the rest is reported", () => {
+it("imports Gemini CLI and Kimi Code: agents: lists them, kanon's hooks come back, the rest is reported", async () => {
   machine("gemini-kimi");
-  const r = k("import", "--write");
+  const r = await k("import", "--write");
   expect(r.status).toBe(0);
   golden("gemini-kimi.kanon.yaml", s.readHome("kanon.yaml"));
   golden("gemini-kimi.warnings", r.stderr.replaceAll(s.home, "~"));
@@ -62,7 +62,7 @@ it("imports Gemini CLI and Kimi Code: agents: lists them, kanon's hooks come bac
   expect(statSync(join(s.kh, "skills/deploy/scripts/deploy.sh")).mode & 0o777).toBe(0o755);
   // What it reported as skipped is all that diff would change: the server fields kanon does not
   // write and kanon's own hook on an event it cannot express. The user's hooks stay where they are.
-  const diff = s.run(["--home", s.kh, "diff"], { env: { GITHUB_TOKEN: "x" } });
+  const diff = await s.run(["--home", s.kh, "diff"], { env: { GITHUB_TOKEN: "x" } });
   golden("gemini-kimi.diff", diff.stdout.replaceAll(s.home, "~"));
   expect(diff.stdout).not.toContain("secret-scan");
   expect(diff.stdout).not.toContain("notify-send");

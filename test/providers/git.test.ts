@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkoutRef, GitError, redactOutput, redactUrl, runGit, spawnGit } from "../../src/providers/git.js";
-import { cleanupTemp, createRepo, tempDir, testEnv } from "./helpers.js";
+import { cleanupTemp, copyRepo, createRepo, tempDir, testEnv } from "./helpers.js";
 
 afterAll(cleanupTemp);
 
@@ -106,7 +106,13 @@ describe("spawnGit", () => {
 });
 
 describe("checkoutRef", () => {
+  // Built once for the file; each test gets a copy of its own.
+  let built: ReturnType<typeof build> | undefined;
   const setup = () => {
+    built ??= build();
+    return { ...built, repo: copyRepo(built.repo) };
+  };
+  const build = () => {
     const repo = createRepo({ "a/SKILL.md": "v1\n" });
     const first = repo.head();
     repo.tag("v1");

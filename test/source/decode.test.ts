@@ -1,13 +1,12 @@
+import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import { dump } from "js-yaml";
 import { describe, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { decodeFast, decodeYaml } from "../../src/source/decode.js";
-import { decodePositional, locator } from "../../src/source/decode-positional.js";
+import { parseDocument, stringify } from "yaml";
+import { decodeYaml, locator } from "../../src/source/decode.js";
 import { kanonSchema, toJsonSchema } from "../../src/source/schema.js";
 
 const schema = kanonSchema(["codex", "claude", "opencode"], ["PreToolUse"]);
-const decode = (text: string) => decodePositional(text, "kanon.yaml", schema);
+const decode = (text: string) => decodeYaml(text, "kanon.yaml", schema);
 
 describe("kanon.yaml decoding", () => {
   it("reports YAML syntax errors as kanon.yaml:LINE:COL", () => {
@@ -57,35 +56,11 @@ describe("kanon.yaml decoding", () => {
   });
 });
 
-describe("the fast path", () => {
-  it("takes valid documents and hands anything to report to the positional decoder", async () => {
-    expect(await decodeFast("version: 1\nhooks:\n  - name: a\n", schema)).toEqual({
-      version: 1,
-      hooks: [{ name: "a" }],
+describe("valid documents", () => {
+  it("decode to the value they were written from, in any style (property)", async () => {
+    const text = fc.string({
+      unit: fc.constantFrom("a", "b", " ", ":", "#", "'", '"', "-", "$", "{", "}", "\n", "é", "1", "y"),
     });
-    for (const slow of [
-      "hoks: []\n",
-      "hooks: [\n",
-      "hooks:\n  - name: 42\n",
-      "hooks:\n  - async: yes\n",
-      "a: 1\na: 2\n",
-    ]) {
-      expect(typeof (await decodeFast(slow, schema)), slow).toBe("symbol");
-    }
-    const reported = await decodeYaml("version: 1\nhoks: []\n", "kanon.yaml", schema);
-    expect(reported.warnings).toEqual([
-      'kanon.yaml:2:1: unknown key "hoks" is ignored; did you mean "hooks"?',
-    ]);
-  });
-
-  it("decodes every valid document exactly as the positional decoder does (property)", async () => {
-    // Lines of only spaces inside block scalars are read differently by the two YAML libraries
-    // (js-yaml keeps the spaces beyond the indentation); real configs do not contain them.
-    const text = fc
-      .string({
-        unit: fc.constantFrom("a", "b", " ", ":", "#", "'", '"', "-", "$", "{", "}", "\n", "é", "1", "y"),
-      })
-      .filter((s) => !/\n *(\n|$)/.test(s));
     const name = fc.stringMatching(/^[a-z][a-z0-9_.-]{0,8}$/);
     const { json } = fc.letrec<{ json: unknown }>((tie) => ({
       json: fc.oneof(
@@ -135,17 +110,39 @@ describe("the fast path", () => {
       },
       { requiredKeys: [] },
     );
+    // Block and flow collections, every scalar style, anchors for repeated values, and long lines folded.
+    const style = fc.record({
+      collectionStyle: fc.constantFrom("any", "block", "flow"),
+      defaultStringType: fc.constantFrom(
+        "PLAIN",
+        "QUOTE_DOUBLE",
+        "QUOTE_SINGLE",
+        "BLOCK_LITERAL",
+        "BLOCK_FOLDED",
+      ),
+      defaultKeyType: fc.constantFrom(null, "PLAIN", "QUOTE_DOUBLE"),
+      aliasDuplicateObjects: fc.boolean(),
+      lineWidth: fc.constantFrom(0, 20, 80),
+      indent: fc.constantFrom(2, 4),
+    } as const);
+    let written = 0;
     await fc.assert(
-      fc.asyncProperty(config, fc.boolean(), async (doc, useJsYaml) => {
-        const yamlText = useJsYaml ? dump(doc) : stringify(doc);
-        const exact = decodePositional(yamlText, "kanon.yaml", schema);
-        expect(exact.errors).toEqual([]);
-        const fast = await decodeFast(yamlText, schema);
-        if (typeof fast !== "symbol") expect(fast).toEqual(exact.value);
-        expect(exact.value).toEqual(JSON.parse(JSON.stringify(doc)));
+      fc.asyncProperty(config, style, async (doc, options) => {
+        const yamlText = stringify(doc, options);
+        const value = JSON.parse(JSON.stringify(doc));
+        // The yaml library's writer gets a few strings wrong in some styles (lines of only spaces in
+        // block scalars, a multi-line plain scalar starting with ":" in flow style): those are left out.
+        const reread = parseDocument(yamlText);
+        fc.pre(reread.errors.length === 0 && isDeepStrictEqual(reread.toJS(), value));
+        written++;
+        const d = decode(yamlText);
+        expect(d.errors).toEqual([]);
+        expect(d.warnings).toEqual([]);
+        expect(d.value).toEqual(value);
       }),
       { numRuns: 300 },
     );
+    expect(written).toBe(300);
   });
 });
 
@@ -180,7 +177,7 @@ describe("locating after a decode", () => {
   const schema = kanonSchema(["claude"], ["Stop"]);
   it("reuses the decode's parse of the same text and parses a different text afresh", () => {
     const first = "version: 2\nbase: &b {x: 1}\nmetadata:\n  <<: *b\n";
-    expect(decodePositional(first, "kanon.yaml", schema).warnings).toEqual([
+    expect(decodeYaml(first, "kanon.yaml", schema).warnings).toEqual([
       'kanon.yaml:2:1: unknown key "base" is ignored',
     ]);
     expect(locator(first, "kanon.yaml")(["version"])).toBe("kanon.yaml:1:10");

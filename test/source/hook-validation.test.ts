@@ -7,7 +7,7 @@ import { claude } from "../../src/agents/claude/index.js";
 import { AGENTS } from "../../src/agents/index.js";
 import type { KanonConfig } from "../../src/model/config.js";
 import type { Agent } from "../../src/model/manifest.js";
-import { locator } from "../../src/source/decode-positional.js";
+import { locator } from "../../src/source/decode.js";
 import { normalizeConfig } from "../../src/source/load.js";
 import { validateConfig } from "../../src/source/validate.js";
 

@@ -1,20 +1,15 @@
 /**
  * kanon.yaml input that used to crash, change values silently or take unbounded work: each is one
- * `kanon.yaml:LINE:COL: …` error (or decodes exactly), from both decoders.
+ * `kanon.yaml:LINE:COL: …` error (or decodes exactly).
  */
 import { describe, expect, it } from "vitest";
-import { decodeFast, decodeYaml } from "../../src/source/decode.js";
-import { decodePositional, locator } from "../../src/source/decode-positional.js";
+import { decodeYaml, locator } from "../../src/source/decode.js";
 import { MAX_ALIASED_VALUES } from "../../src/source/limits.js";
 import { kanonSchema } from "../../src/source/schema.js";
 
 const schema = kanonSchema(["codex", "claude", "opencode"], ["PreToolUse"]);
-const decode = (text: string) => decodeYaml(text, "kanon.yaml", schema);
-const errorsOf = async (text: string) => {
-  // Anything with something to report must leave the fast path, which reports nothing.
-  expect(typeof (await decodeFast(text, schema))).toBe("symbol");
-  return (await decode(text)).errors;
-};
+const decode = async (text: string) => decodeYaml(text, "kanon.yaml", schema);
+const errorsOf = async (text: string) => (await decode(text)).errors;
 
 describe("malformed values in kanon.yaml", () => {
   it("null list items", async () => {
@@ -98,7 +93,7 @@ describe("malformed values in kanon.yaml", () => {
     ]);
   });
 
-  it("merge keys work, explicit keys win, and both decoders agree", async () => {
+  it("merge keys work, explicit keys win", async () => {
     const text =
       "x-base: &base {event: Stop, command: /bin/guard, timeout: 5}\nx-more: &more {async: true, timeout: 9}\n" +
       "hooks:\n  - name: a\n    <<: *base\n    timeout: 7\n  - name: b\n    <<: [*base, *more]\n";
@@ -109,11 +104,14 @@ describe("malformed values in kanon.yaml", () => {
       ],
     };
     expect((await decode(text)).value).toEqual(expected);
-    expect(decodePositional(text, "kanon.yaml", schema).value).toEqual(expected);
-    // With nothing to report, js-yaml's fast path applies the merge keys the same way.
     const quiet =
       "hooks:\n  - &base {name: a, event: Stop, command: /bin/guard, timeout: 5}\n  - {<<: *base, name: b}\n";
-    expect(await decodeFast(quiet, schema)).toEqual(decodePositional(quiet, "kanon.yaml", schema).value);
+    expect((await decode(quiet)).value).toEqual({
+      hooks: [
+        { name: "a", event: "Stop", command: "/bin/guard", timeout: 5 },
+        { name: "b", event: "Stop", command: "/bin/guard", timeout: 5 },
+      ],
+    });
     expect((await decode("hooks:\n  - name: a\n    <<: 3\n")).errors).toEqual([
       "kanon.yaml:3:5: a merge key (<<) takes a mapping or a list of mappings",
     ]);
@@ -128,7 +126,7 @@ describe("an mcp_tool hook's input (any YAML value)", () => {
   const hook = (input: string) =>
     `hooks:\n  - name: m\n    type: mcp_tool\n    server: s\n    tool: t\n    input: ${input}\n`;
 
-  it("decodes to JSON, the same from both decoders", async () => {
+  it("decodes to JSON", async () => {
     const text = hook(
       "{path: a, level: 2, ratio: 0.5, fix: true, tags: [x, ~, 1], none: ~, deep: {k: [{v: y}]}}",
     );
@@ -144,7 +142,6 @@ describe("an mcp_tool hook's input (any YAML value)", () => {
       deep: { k: [{ v: "y" }] },
     };
     expect((d.value as { hooks: { input: unknown }[] }).hooks[0]!.input).toEqual(input);
-    expect(decodePositional(text, "kanon.yaml", schema).value).toEqual(d.value);
   });
 
   it("holds it to the rules of every other value: NUL, prototype names, numbers JSON cannot hold", async () => {

@@ -1,4 +1,8 @@
-/** Running the built `kanon` binary in a temporary HOME, as a user would. */
+/**
+ * Running kanon in a temporary HOME: `main(argv, io)` in the test's own process (what most tests
+ * need; no process to start), or the built `dist/kanon.js` as a user would (`spawnKanon`, for what
+ * only a separate process shows: a terminal, a signal, a reader that goes away).
+ */
 import { spawnSync } from "node:child_process";
 import {
   existsSync,
@@ -11,8 +15,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach } from "vitest";
+import type { Io } from "../../src/cli/context.js";
+import { main } from "../../src/cli/main.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const KANON = join(ROOT, "dist/kanon.js");
@@ -28,12 +35,19 @@ export interface Sandbox {
   home: string;
   /** A directory for Kanon homes and projects, outside $HOME. */
   work: string;
-  /** `env` values override the sandbox's; `undefined` removes a variable. */
-  run(
-    args: string[],
-    options?: { input?: string; env?: Record<string, string | undefined>; cwd?: string },
-  ): Run;
+  /** `kanon ...args` in-process; `env` values override the sandbox's, `undefined` removes a variable. */
+  run(args: string[], options?: RunOptions): Promise<Run>;
+  /** The same run through the built `dist/kanon.js` in a process of its own (a kill, a process id). */
+  spawn(args: string[], options?: RunOptions): Run;
   cleanup(): void;
+}
+
+export interface RunOptions {
+  /** What stdin holds (not a terminal; it ends after this). */
+  input?: string;
+  env?: Record<string, string | undefined>;
+  /** The working directory (`work` by default). */
+  cwd?: string;
 }
 
 /** The environment of a sandboxed run: its own HOME, no system git config, a git identity. */
@@ -54,6 +68,57 @@ export function sandboxEnv(home: string, extra: Record<string, string | undefine
   return env;
 }
 
+/** Collects what is written to it, as text. */
+class Capture extends Writable {
+  text = "";
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/**
+ * `kanon ...args` through `main(argv, io)`, in this process: the environment, working directory and
+ * user home are the io's (kanon reads none of them from the process), stdin holds `input` and is no
+ * terminal, stdout and stderr are captured, like a spawned run's pipes.
+ */
+export async function runKanon(
+  args: string[],
+  options: { home: string; cwd: string; input?: string; env?: Record<string, string | undefined> },
+): Promise<Run> {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const stdin = new Readable({ read() {} });
+  if (options.input) stdin.push(options.input);
+  stdin.push(null);
+  const env = sandboxEnv(options.home, options.env);
+  const io: Io = {
+    stdout,
+    stderr,
+    stdin: stdin as NodeJS.ReadStream,
+    env,
+    cwd: options.cwd,
+    // As kanon's own process reads it (processIo): $HOME, which a test may move.
+    userHome: env.HOME || options.home,
+  };
+  const status = await main(args, io);
+  return { status, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** `dist/kanon.js ...args` in a process of its own (run `npm run build` first), in the sandbox `home`. */
+export function spawnKanon(
+  args: string[],
+  options: { home: string; cwd: string; input?: string; env?: Record<string, string | undefined> },
+): Run {
+  const r = spawnSync(process.execPath, [KANON, ...args], {
+    cwd: options.cwd,
+    input: options.input ?? "",
+    encoding: "utf8",
+    env: sandboxEnv(options.home, options.env),
+  });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
 export function sandbox(): Sandbox {
   const base = mkdtempSync(join(tmpdir(), "kanon-cli-"));
   const home = join(base, "home");
@@ -63,15 +128,8 @@ export function sandbox(): Sandbox {
   return {
     home,
     work,
-    run(args, options = {}) {
-      const r = spawnSync(process.execPath, [KANON, ...args], {
-        cwd: options.cwd ?? work,
-        input: options.input ?? "",
-        encoding: "utf8",
-        env: sandboxEnv(home, options.env),
-      });
-      return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-    },
+    run: (args, options = {}) => runKanon(args, { ...options, home, cwd: options.cwd ?? work }),
+    spawn: (args, options = {}) => spawnKanon(args, { ...options, home, cwd: options.cwd ?? work }),
     cleanup() {
       rmSync(base, { recursive: true, force: true });
     },
@@ -83,7 +141,7 @@ export interface KanonSandbox extends Sandbox {
   /** The Kanon home (`<work>/kanon-home`; writeHome creates it). */
   readonly kh: string;
   /** `kanon --home <kh> ...args` */
-  k(...args: string[]): Run;
+  k(...args: string[]): Promise<Run>;
   /** Writes kanon.yaml, and `files` (paths relative to the Kanon home), into the Kanon home. */
   writeHome(yaml: string | Buffer, files?: Record<string, string>): void;
   /** A file in the Kanon home (`rel` relative to it), as text. */
@@ -101,7 +159,7 @@ export interface KanonSandbox extends Sandbox {
  * removed after it. The object stands for the running test's sandbox; its functions may be taken
  * out of it (`const { k } = s`).
  */
-export function sandboxPerTest(setup?: (s: KanonSandbox) => void): KanonSandbox {
+export function sandboxPerTest(setup?: (s: KanonSandbox) => unknown): KanonSandbox {
   let current: Sandbox | undefined;
   const now = (): Sandbox => {
     if (!current) throw new Error("the sandbox exists only while a test runs");
@@ -119,6 +177,7 @@ export function sandboxPerTest(setup?: (s: KanonSandbox) => void): KanonSandbox 
       return kh();
     },
     run: (args, options) => now().run(args, options),
+    spawn: (args, options) => now().spawn(args, options),
     cleanup: () => now().cleanup(),
     k: (...args) => now().run(["--home", kh(), ...args]),
     writeHome(yaml, files = {}) {
@@ -140,9 +199,9 @@ export function sandboxPerTest(setup?: (s: KanonSandbox) => void): KanonSandbox 
     },
     exists: (rel) => existsSync(join(now().home, rel)),
   };
-  beforeEach(() => {
+  beforeEach(async () => {
     current = sandbox();
-    setup?.(s);
+    await setup?.(s);
   });
   afterEach(() => {
     current?.cleanup();

@@ -2,12 +2,22 @@
  * The real `kanon` in a pseudo-terminal (Python's pty module as the provider: no native build), its
  * output read by a headless xterm: tests see the screen a user sees.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import xterm from "@xterm/headless";
 import { KANON, ROOT } from "./cli.js";
 
 const HOST = join(ROOT, "test/support/pty-host.py");
+
+/**
+ * The Python interpreter itself, asked once: `python3` on PATH may be a version manager's shim (pyenv's
+ * is a bash script starting a dozen processes), which cost ~0.5 s of CPU per terminal session here.
+ */
+let python: string | undefined;
+const pythonPath = (): string =>
+  (python ??=
+    spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim() ||
+    "python3");
 const SYNC_BEGIN = "\u001b[?2026h";
 const SYNC_END = "\u001b[?2026l";
 
@@ -30,7 +40,7 @@ export class PtySession {
     const cols = options.cols ?? 100;
     const rows = options.rows ?? 30;
     this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
-    this.proc = spawn("python3", [HOST, String(cols), String(rows), process.execPath, KANON, ...args], {
+    this.proc = spawn(pythonPath(), [HOST, String(cols), String(rows), process.execPath, KANON, ...args], {
       cwd: options.cwd,
       env: options.env,
     });

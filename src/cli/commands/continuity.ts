@@ -29,6 +29,7 @@ import {
 } from "../../continuity/waypoint.js";
 import type { KanonConfig } from "../../model/config.js";
 import { KanonError } from "../../model/types.js";
+import { locator } from "../../source/decode.js";
 import { closest } from "../../source/did-you-mean.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { continuityErrors } from "../../source/validate-continuity.js";
@@ -67,7 +68,6 @@ async function continuityConfig(flags: GlobalFlags, io: Io): Promise<KanonConfig
   }
   warn(io, loaded.warnings);
   if (continuityErrors(loaded.config, () => "").length > 0) {
-    const { locator } = await import("../../source/decode-positional.js");
     const locate = locator(loaded.text, loaded.label);
     throw new KanonError(continuityErrors(loaded.config, (...path) => `${locate(path)}: `).join("\n"));
   }

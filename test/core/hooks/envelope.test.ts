@@ -14,7 +14,7 @@ import { hookEnvelope } from "../../../src/core/hooks/envelope.js";
 import { decideHook, type HookDecision } from "../../../src/core/hooks/support.js";
 import type { HookEntry, KanonConfig } from "../../../src/model/config.js";
 import type { AgentManifest } from "../../../src/model/manifest.js";
-import { locator } from "../../../src/source/decode-positional.js";
+import { locator } from "../../../src/source/decode.js";
 import { normalizeConfig } from "../../../src/source/load.js";
 import { validateConfig } from "../../../src/source/validate.js";
 
