@@ -434,7 +434,6 @@ async function compactCheck(
   }
   const why: Record<string, string> = {
     gemini: "Gemini CLI has no event after compaction (kanon hooks: left out)",
-    kimi: "not made to compact offline: `kimi -p /compact` is sent to the model as a prompt, and the fake model's usage does not reach Kimi Code's context limit (its PostCompact re-anchor is carried to the next prompt: unit-tested)",
   };
   return { row: r.row, id, status: "skip", detail: why[r.driver.id] ?? "no offline compaction known" };
 }
