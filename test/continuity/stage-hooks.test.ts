@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type Fire, fireHooks, matches } from "../../src/continuity/stage-hooks.js";
 import { readHandoff, stageList } from "../../src/continuity/stages.js";
 import { type StepContext, stageDone, stageStart, taskDone, taskStart } from "../../src/continuity/steps.js";
@@ -142,6 +142,41 @@ describe("running", () => {
     const pid = Number(readFileSync(join(p.dir, "child.pid"), "utf8"));
     await expect.poll(() => alive(pid), { timeout: 3000 }).toBe(false);
     expect(events()[0]).toMatchObject({ event: "plan:before", outcome: "timeout", onFailure: "warn" });
+  });
+
+  it("gives a hook without timeout 15 s", async () => {
+    // Only setTimeout is faked: the hook's process and its pipes run for real.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let results: Awaited<ReturnType<typeof fireHooks>> | undefined;
+      void fireHooks(
+        p.files,
+        [{ on: "plan:before", command: "sleep 60" }],
+        stageFire("plan", "before"),
+        {},
+        () => {},
+      ).then((r) => {
+        results = r;
+      });
+      /** Lets real events (the child's exit, its pipes closing) arrive for `ms` of real time. */
+      const settle = async (ms: number) => {
+        const end = Date.now() + ms;
+        while (results === undefined && Date.now() < end) await new Promise((r) => setImmediate(r));
+      };
+      vi.advanceTimersByTime(14_999);
+      await settle(300);
+      expect(results).toBeUndefined();
+      vi.advanceTimersByTime(1);
+      for (let i = 0; i < 50 && results === undefined; i++) {
+        await settle(100);
+        vi.advanceTimersByTime(200);
+      }
+      expect(results).toMatchObject([
+        { outcome: "timeout", message: 'stage hook "stage_hooks[0]" (plan:before) timed out after 15 s' },
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("kills a hook that ignores SIGTERM", async () => {
