@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchScale } from "./bench-scale.mjs";
 import { benchUi } from "./bench-ui.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -191,6 +192,26 @@ function hostileHomes(dir) {
   });
 }
 
+/**
+ * Apply, update and undo on 15,009 destination files (scripts/bench-scale.mjs): printed rows, and the
+ * budgets of an update's apply and an undo against a first apply (BENCH_SCALE_RUNS, default 3).
+ */
+function scaleRows(work) {
+  const s = benchScale({ work, runs: Number(process.env.BENCH_SCALE_RUNS || 3) });
+  const line = (name, r) =>
+    console.log(
+      `${name.padEnd(40)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rss.toFixed(0).padStart(6)} MB (CPU ${r.cpu.toFixed(0)} ms)`,
+    );
+  line(`scale (${s.files} files): first apply`, s.firstApply);
+  line("scale: update's apply (every file)", s.updateApply);
+  line("scale: undo of that update", s.undo);
+  line(`scale: diff with a ${s.recordMb} MB record`, s.bigDiff);
+  return [
+    ["scale update's apply ≤ 2 × first apply", s.updateApply.ms <= 2 * s.firstApply.ms],
+    ["scale undo ≤ 2 × first apply", s.undo.ms <= 2 * s.firstApply.ms],
+  ];
+}
+
 const buildStart = performance.now();
 execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { stdio: "inherit" });
 const buildMs = performance.now() - buildStart;
@@ -315,6 +336,7 @@ try {
     );
   }
   for (const [label, r] of hostile) console.log(row(`hostile kanon.yaml: ${label}`, r));
+  const scale = scaleRows(work);
   const [, big] = results;
   const keyMedian = Math.max(...Object.values(ui.keys).map((k) => k.median));
   const importKeyMedian = Math.max(...Object.values(imp.keys).map((k) => k.median));
@@ -333,6 +355,7 @@ try {
     ["large ui import first screen ≤ 1500 ms", imp.first <= 1500],
     ["large ui import key → redraw median ≤ 100 ms", importKeyMedian <= 100],
     ...hostile.map(([label, r]) => [`hostile validate (${label}) ≤ 2000 ms`, r.ms <= 2000]),
+    ...scale,
   ];
   console.log("\nbudgets");
   for (const [name, ok] of budgets) console.log(`  ${ok ? "ok  " : "OVER"} ${name}`);

@@ -2,7 +2,9 @@
 // is reconciled by the next apply: after it, `diff` says `No changes.`, and when everything leaves
 // kanon.yaml, nothing kanon wrote is left on disk while the user's own files and entries are, and no
 // temporary file or empty folder is left, beside the destinations or in the state directory.
-// KILL_RUNS sets the number of kills (default 30). Exits 1 on the first failed check.
+// Every third run the killed apply is taken back with `kanon undo` instead, itself killed at a random
+// moment first: the next undo finishes it if it had not, and the disk and the record are as the apply
+// before it left them. KILL_RUNS sets the number of kills (default 30). Exits 1 on the first failed check.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
@@ -146,6 +148,16 @@ try {
 
   let killed = 0;
   let undone = 0;
+  let undoKilled = 0;
+  let undoFinished = 0;
+  // How long an undo takes here.
+  writeVariant(127);
+  applyOk("apply to time an undo");
+  const u0 = performance.now();
+  if (run("undo", "--yes").status !== 0) fail("timing undo");
+  const undoSpan = performance.now() - u0;
+  writeEmpty();
+  applyOk("empty apply after the timed undo");
   for (let i = 0; i < RUNS; i++) {
     writeVariant(1 + ((i * 37) % 126));
     const delay = span * (0.2 + 0.8 * Math.random());
@@ -158,8 +170,22 @@ try {
     // Every third run, when the killed apply got as far as its history entry, `kanon undo` takes it
     // back instead: the disk is then as the empty apply before it left it.
     if (i % 3 === 2 && newestEntry() !== newestBefore) {
-      const u = run("undo", "--yes");
-      if (u.status !== 0) fail(`run ${i}: undo exited ${u.status}: ${u.stderr}`);
+      const pending = run("undo", "-n");
+      if (pending.status !== 0) fail(`run ${i}: undo -n exited ${pending.status}: ${pending.stderr}`);
+      const header = pending.stdout.split("\n")[0];
+      const child = spawn(process.execPath, [kanon, "--home", kh, "undo", "--yes"], { env, stdio: "ignore" });
+      const undoExited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+      setTimeout(() => child.kill("SIGKILL"), undoSpan * Math.random() * 1.2);
+      if ((await undoExited) === "SIGKILL") undoKilled++;
+      // Not finished: the same undo is offered again, and done.
+      const again = run("undo", "-n");
+      if (again.status !== 0)
+        fail(`run ${i}: undo -n after the killed undo exited ${again.status}: ${again.stderr}`);
+      if (again.stdout.split("\n")[0] === header) {
+        const u = run("undo", "--yes");
+        if (u.status !== 0) fail(`run ${i}: undo exited ${u.status}: ${u.stderr}`);
+        undoFinished++;
+      }
       checkNothingLeft(`run ${i}: undo`);
       undone++;
     }
@@ -173,7 +199,7 @@ try {
     if (existsSync(join(kh, ".kanon"))) fail("state written into the Kanon home");
   }
   console.log(
-    `kill -9 loop: ${RUNS} runs, ${killed} killed mid-apply (apply took ${span.toFixed(0)} ms), ${undone} undone; record reconciled every time`,
+    `kill -9 loop: ${RUNS} runs, ${killed} killed mid-apply (apply took ${span.toFixed(0)} ms), ${undone} undone (${undoKilled} undos killed, ${undoFinished} of them finished by the next undo; undo took ${undoSpan.toFixed(0)} ms); record reconciled every time`,
   );
 } finally {
   if (process.exitCode === undefined || process.exitCode === 0)

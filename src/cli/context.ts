@@ -1,5 +1,6 @@
 /** What every command receives: global flags, environment and the output streams. */
 import type { Writable } from "node:stream";
+import type { DestinationFs } from "../destination/fs.js";
 
 export interface GlobalFlags {
   home?: string;
@@ -15,6 +16,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   cwd: string;
   userHome: string;
+  /** The file system plan, apply and undo use: the disk (realFs) unless a test passes its own. */
+  fs?: DestinationFs;
 }
 
 export function out(io: Io, text: string | Uint8Array): void {

@@ -8,8 +8,10 @@ import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { agentHomes } from "../core/homes.js";
 import type { HookMachine } from "../core/hooks/envelope.js";
 import { targetsAgent } from "../core/hooks/support.js";
+import { declaredMerges } from "../core/merges.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
+import { undeclaredMerge } from "../destination/record.js";
 import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
 import type { Agent } from "../model/manifest.js";
 import type { Paths } from "../model/source.js";
@@ -187,8 +189,23 @@ export function stateDirOf(scope: Scope, io: Io): string {
   return rootStateDir(stateBase(io.env, io.userHome), rootOf(scope));
 }
 
+/**
+ * The record of a scope's root. One whose co-owned entries merge what no manifest declares (another
+ * key, another kind of merge: a record edited by hand) is unusable, as a malformed one is: kanon
+ * decides what it takes out of a file the user shares by the manifests, never by the record alone.
+ */
 export function recordOf(scope: Scope, io: Io): LoadedRecord {
-  const loaded = loadRootState(stateBase(io.env, io.userHome), rootOf(scope));
+  let loaded = loadRootState(stateBase(io.env, io.userHome), rootOf(scope), io.fs);
+  const why = loaded.record && undeclaredMerge(loaded.record, declaredMerges(AGENTS));
+  if (why) {
+    const path = join(loaded.dir, "record.json");
+    loaded = {
+      ...loaded,
+      record: null,
+      interrupted: [],
+      warnings: [`the kanon record ${path} is unusable: ${why}; treating this machine as new`],
+    };
+  }
   warn(io, loaded.warnings);
   return loaded;
 }
@@ -204,6 +221,7 @@ export async function loadPlan(
     root: rootOf(r.scope),
     agents: r.agents.map((a) => a.manifest.id),
     interrupted: record.interrupted,
+    ...(io.fs ? { fs: io.fs } : {}),
   });
   warn(io, plan.warnings);
   return { ...r, plan, record, warnings: [...r.warnings, ...record.warnings, ...plan.warnings] };

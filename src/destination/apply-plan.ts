@@ -3,9 +3,9 @@
  * (the history entry `kanon undo` reads), write the destination, then the record. An import into the
  * Kanon home goes through the same history, so that `kanon undo` takes it back too.
  */
-import { rmdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { applyChanges, removeLeftovers } from "./apply.js";
+import { type DestinationFs, realFs } from "./fs.js";
 import { type Change, type Plan, symlinkTarget } from "./plan.js";
 import { type OwnershipRecord, recordText } from "./record.js";
 import {
@@ -15,6 +15,8 @@ import {
   type LoadedRecord,
   leftoverDirs,
   pruneHistory,
+  removeUndone,
+  settleUndone,
   writeJournal,
   writeRecord,
 } from "./state.js";
@@ -25,45 +27,52 @@ import {
  * directory (the record's own atomic writes, a history entry being written, with its backups) and
  * beside what that apply was writing (a skill no longer rendered). `swept` counts them.
  */
-export function applyPlan(plan: Plan, loaded: LoadedRecord): { backups: Backup[]; swept: number } {
-  const swept = removeLeftovers(leftoverDirs(loaded));
-  return { backups: writePlan(plan, loaded), swept };
+export function applyPlan(
+  plan: Plan,
+  loaded: LoadedRecord,
+  fs: DestinationFs = realFs,
+): { backups: Backup[]; swept: number } {
+  const swept = removeLeftovers(leftoverDirs(loaded), fs);
+  settleUndone(loaded.dir, fs);
+  return { backups: writePlan(plan, loaded, fs), swept };
 }
 
-function writePlan(plan: Plan, loaded: LoadedRecord): Backup[] {
+function writePlan(plan: Plan, loaded: LoadedRecord, fs: DestinationFs): Backup[] {
   const record = plan.record;
   if (plan.changes.length === 0) {
     // Nothing to write but the record itself: adopted entries, an apply killed before its record,
     // or the directories such an apply made that nothing needs.
-    const kept = { ...record, dirs: [...record.dirs, ...removeEmptyDirs(plan.emptyDirs)] };
+    const kept = { ...record, dirs: [...record.dirs, ...removeEmptyDirs(plan.emptyDirs, fs)] };
     if (loaded.text !== recordText(kept)) {
-      assertWritable(loaded.dir);
-      writeRecord(loaded.dir, kept);
+      assertWritable(loaded.dir, fs);
+      writeRecord(loaded.dir, kept, fs);
+      removeUndone(loaded.dir, fs);
     }
     return [];
   }
-  assertWritable(loaded.dir);
+  assertWritable(loaded.dir, fs);
   const op = { kind: "apply" as const, root: record.root, previous: loaded.record, next: record };
-  const { id, backups } = writeJournal(loaded.dir, op, plan.changes);
+  const { id, backups } = writeJournal(loaded.dir, op, plan.changes, fs);
   let createdDirs: string[];
   try {
-    ({ createdDirs } = applyChanges(plan.changes));
+    ({ createdDirs } = applyChanges(plan.changes, fs));
   } catch (e) {
-    dropUnusedJournal(loaded.dir, id);
+    dropUnusedJournal(loaded.dir, id, fs);
     throw e;
   }
-  const kept = removeEmptyDirs(plan.emptyDirs);
-  writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...kept, ...createdDirs], lastApply: id });
-  pruneHistory(loaded.dir);
+  const kept = removeEmptyDirs(plan.emptyDirs, fs);
+  writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...kept, ...createdDirs], lastApply: id }, fs);
+  removeUndone(loaded.dir, fs);
+  pruneHistory(loaded.dir, fs);
   return backups;
 }
 
 /** Removes the directories (deepest first); returns those that are not empty after all (still kanon's). */
-function removeEmptyDirs(dirs: readonly string[]): string[] {
+function removeEmptyDirs(dirs: readonly string[], fs: DestinationFs): string[] {
   const kept: string[] = [];
   for (const dir of dirs) {
     try {
-      rmdirSync(dir);
+      fs.rmdir(dir);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") kept.push(dir);
     }
@@ -76,22 +85,27 @@ function removeEmptyDirs(dirs: readonly string[]): string[] {
  * (the state directory of the scope the import read) so that `kanon undo` takes it back. The
  * temporary files of an interrupted import or apply there go first; returns how many.
  */
-export function applyImport(stateDir: string, root: string, changes: readonly Change[]): number {
-  const swept = removeLeftovers([
-    stateDir,
-    join(stateDir, "applies"),
-    ...new Set(changes.map((c) => dirname(c.path))),
-  ]);
+export function applyImport(
+  stateDir: string,
+  root: string,
+  changes: readonly Change[],
+  fs: DestinationFs = realFs,
+): number {
+  const swept = removeLeftovers(
+    [stateDir, join(stateDir, "applies"), ...new Set(changes.map((c) => dirname(c.path)))],
+    fs,
+  );
   if (changes.length === 0) return swept;
-  assertWritable(stateDir);
-  const { id } = writeJournal(stateDir, { kind: "import", root }, changes);
+  settleUndone(stateDir, fs);
+  assertWritable(stateDir, fs);
+  const { id } = writeJournal(stateDir, { kind: "import", root }, changes, fs);
   try {
-    applyChanges(changes);
+    applyChanges(changes, fs);
   } catch (e) {
-    dropUnusedJournal(stateDir, id);
+    dropUnusedJournal(stateDir, id, fs);
     throw e;
   }
-  pruneHistory(stateDir);
+  pruneHistory(stateDir, fs);
   return swept;
 }
 

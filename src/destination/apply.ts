@@ -5,58 +5,41 @@
  * hold the user's own settings) are flushed to disk before the rename; kanon-owned files can always
  * be rendered again, and flushing thousands of skill files one by one would cost seconds.
  *
- * Co-owned files (and the Kanon home files an import writes, `Change.guard`) are renamed first, each
- * one checked against what was planned right before its own rename (a new one is linked into place,
- * which fails if the file appeared meanwhile), so a write by the user or an agent is never
- * overwritten: what remains is the instant between that check and the rename system call. Temporary files carry kanon's pid, so the next apply can tell an interrupted
- * run's litter from a running apply's files and remove it (see removeLeftovers).
+ * Nothing written since the plan is overwritten: once everything is staged (after the prompt), every
+ * destination is checked against what was planned from, and then each one again right before its own
+ * rename or deletion; a new file is hard-linked into place, which fails if a file appeared there
+ * meanwhile. What remains is the instant between that last check and the rename system call.
+ * Co-owned files (and the Kanon home files an import writes, `Change.guard`) are renamed first, so a
+ * late write by an agent stops kanon before any of its own files move. Temporary files carry
+ * kanon's pid, so the next apply can tell an interrupted run's litter from a running apply's files
+ * and remove it (see removeLeftovers).
  */
-import {
-  chmodSync,
-  closeSync,
-  fsyncSync,
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
 import { dirname, join } from "node:path";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError, type TargetFile } from "../model/types.js";
+import { type DestinationFs, realFs } from "./fs.js";
 import { type Change, symlinkTarget } from "./plan.js";
 import { tempOwner, tempPathFor } from "./temp-name.js";
-
-/** For tests only: let a test act inside kanon's windows (before a rename, before a mkdir) deterministically. */
-export const applyTestHooks: {
-  beforeRename?: (destination: string) => void;
-  beforeMkdir?: (dir: string) => void;
-} = {};
 
 interface Staged {
   temp: string;
   change: Change;
 }
 
-/** Written only if still as planned (checked right before the rename), and flushed first. */
+/** Flushed before its rename, and renamed first: the user's own settings, or a Kanon home file. */
 const guarded = (c: Change): boolean => !!c.file.merge || c.guard === true;
 
 /**
  * A file changed by someone else while kanon was writing: `written` lists what was written before
- * it (nothing, when the check before the first rename failed).
+ * it (nothing, when the check before the first rename failed). `verb` names the operation.
  */
 export class ChangedError extends KanonError {
   constructor(
     readonly path: string,
     readonly written: readonly string[],
+    verb = "applying",
   ) {
-    const what = `${path} changed while kanon was applying`;
+    const what = `${path} changed while kanon was ${verb}`;
     super(
       written.length === 0
         ? `${what}; nothing was written, run the command again`
@@ -70,7 +53,7 @@ export class ChangedError extends KanonError {
  * shallowest first: recorded before the first one is made, so that the directories of an apply
  * killed half-way can be removed again.
  */
-export function plannedDirs(changes: readonly Change[]): string[] {
+export function plannedDirs(changes: readonly Change[], fs: DestinationFs = realFs): string[] {
   const known = new Set<string>();
   const missing: string[] = [];
   for (const c of changes) {
@@ -78,7 +61,7 @@ export function plannedDirs(changes: readonly Change[]): string[] {
     const chain: string[] = [];
     for (let d = dirname(c.path); !known.has(d); d = dirname(d)) {
       known.add(d);
-      if (statSync(d, { throwIfNoEntry: false })) break;
+      if (fs.stat(d)) break;
       chain.push(d);
       if (dirname(d) === d) break;
     }
@@ -91,7 +74,10 @@ export function plannedDirs(changes: readonly Change[]): string[] {
  * Writes `changes`; deletions happen after every new file is in place. Returns the directories it
  * created (the ownership record lists them, so that they can go again when nothing needs them).
  */
-export function applyChanges(changes: readonly Change[]): { createdDirs: string[] } {
+export function applyChanges(
+  changes: readonly Change[],
+  fs: DestinationFs = realFs,
+): { createdDirs: string[] } {
   const createdDirs: string[] = [];
   const knownDirs = new Set<string>();
   const staged: Staged[] = [];
@@ -99,21 +85,22 @@ export function applyChanges(changes: readonly Change[]): { createdDirs: string[
     for (const change of changes) {
       if (change.after === null) continue;
       try {
-        ensureDir(dirname(change.path), createdDirs, knownDirs);
+        ensureDir(dirname(change.path), createdDirs, knownDirs, fs);
         const temp = tempPathFor(change.path);
         staged.push({ temp, change });
-        writeTemp(temp, change.after, change.mode, guarded(change));
+        fs.writeNew(temp, change.after, change.mode, guarded(change));
       } catch (e) {
         if (e instanceof KanonError) throw e;
         throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}; nothing was written`);
       }
     }
+    // Everything as it was planned (a prompt may have waited minutes), before the first rename.
     for (const change of changes) {
-      if (!isUnchanged(change)) throw new ChangedError(change.path, []);
+      if (!isUnchanged(change, fs)) throw new ChangedError(change.path, []);
     }
   } catch (e) {
-    for (const s of staged) rmQuietly(() => unlinkSync(s.temp));
-    for (const d of createdDirs.reverse()) rmQuietly(() => rmdirSync(d));
+    for (const s of staged) rmQuietly(() => fs.unlink(s.temp));
+    for (const d of createdDirs.reverse()) rmQuietly(() => fs.rmdir(d));
     throw e;
   }
   // Co-owned files first: a late write by an agent then stops kanon before any of its own files move.
@@ -121,80 +108,82 @@ export function applyChanges(changes: readonly Change[]): { createdDirs: string[
   const written: string[] = [];
   for (const [i, { temp, change }] of ordered.entries()) {
     try {
-      applyTestHooks.beforeRename?.(change.path);
-      if (!guarded(change)) renameSync(temp, change.path);
-      else if (!placeCoOwned(temp, change)) throw new ChangedError(change.path, written);
+      if (!place(temp, change, fs)) throw new ChangedError(change.path, written);
       written.push(change.path);
     } catch (e) {
-      for (const s of ordered.slice(i)) rmQuietly(() => unlinkSync(s.temp));
+      for (const s of ordered.slice(i)) rmQuietly(() => fs.unlink(s.temp));
       // The directories made for files that were not written go again (the others hold them).
-      for (const d of createdDirs.reverse()) rmQuietly(() => rmdirSync(d));
+      for (const d of createdDirs.reverse()) rmQuietly(() => fs.rmdir(d));
       if (e instanceof KanonError) throw e;
       throw new KanonError(`cannot write ${change.path}: ${osErrorText(e)}${notWritten(written)}`);
     }
   }
   for (const change of changes) {
     if (change.action !== "delete") continue;
+    if (!isUnchanged(change, fs)) throw new ChangedError(change.path, written);
     try {
-      unlinkSync(change.path);
+      fs.unlink(change.path);
+      written.push(change.path);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT")
-        throw new KanonError(`cannot delete ${change.path}: ${osErrorText(e)}`);
+        throw new KanonError(`cannot delete ${change.path}: ${osErrorText(e)}${notWritten(written)}`);
     }
   }
   return { createdDirs };
 }
 
 /**
- * Move a co-owned file into place only if it is still what was planned (false: it changed). A new
- * one is hard-linked into place, which fails if someone created the file since the plan.
+ * Move a staged file into place only if the destination is still what was planned (false: it
+ * changed). A new one is hard-linked into place, which fails if someone created the file since.
  */
-function placeCoOwned(temp: string, change: Change): boolean {
-  if (change.action === "create") {
-    try {
-      linkSync(temp, change.path);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "EEXIST") return false;
-      // A file system without hard links: check, then rename (the window of one rename remains).
-      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw e;
-      if (lstatSync(change.path, { throwIfNoEntry: false })) return false;
-      renameSync(temp, change.path);
-      return true;
-    }
-    unlinkSync(temp);
-    return true;
-  }
-  if (!isUnchanged(change)) return false;
-  renameSync(temp, change.path);
+function place(temp: string, change: Change, fs: DestinationFs): boolean {
+  if (change.action === "create") return linkNew(temp, change.path, fs);
+  if (!isUnchanged(change, fs)) return false;
+  fs.rename(temp, change.path);
   return true;
 }
 
-function notWritten(written: readonly string[]): string {
-  return written.length === 0
-    ? "; nothing was written"
-    : `; ${written.length} file(s) were written before it (${written.join(", ")}), the rest were not; run the command again`;
+/**
+ * `temp` becomes `path` only if nothing is at `path` (false: something is). A file system without
+ * hard links gets a check, then a rename (the window of one rename remains).
+ */
+export function linkNew(temp: string, path: string, fs: DestinationFs): boolean {
+  try {
+    fs.link(temp, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") {
+      rmQuietly(() => fs.unlink(temp));
+      return false;
+    }
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw e;
+    if (fs.lstat(path)) return false;
+    fs.rename(temp, path);
+    return true;
+  }
+  fs.unlink(temp);
+  return true;
 }
 
-function writeTemp(path: string, data: Uint8Array, mode: number, flush: boolean): void {
-  const fd = openSync(path, "wx", 0o600);
-  try {
-    let offset = 0;
-    while (offset < data.length) offset += writeSync(fd, data, offset);
-    if (flush) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  chmodSync(path, mode);
+/** The written files a message names (a large apply writes thousands): the first ten, and a count. */
+const NAMED = 10;
+
+function notWritten(written: readonly string[]): string {
+  if (written.length === 0) return "; nothing was written";
+  const names =
+    written.length <= NAMED
+      ? written.join(", ")
+      : `${written.slice(0, NAMED).join(", ")} and ${written.length - NAMED} more`;
+  return `; ${written.length} file(s) were written before it (${names}), the rest were not; run the command again`;
 }
 
 /** Create `dir` and missing parents, remembering which ones were created (removed again on failure). */
-function ensureDir(dir: string, created: string[], known: Set<string>): void {
+function ensureDir(dir: string, created: string[], known: Set<string>, fs: DestinationFs): void {
   if (known.has(dir)) return;
   const missing: string[] = [];
   let d = dir;
   for (;;) {
-    const st = statSync(d, { throwIfNoEntry: false });
+    const st = fs.stat(d);
     if (st) {
       if (!st.isDirectory())
         throw new KanonError(`cannot write into ${d}: it is a file, not a directory; nothing was written`);
@@ -207,13 +196,12 @@ function ensureDir(dir: string, created: string[], known: Set<string>): void {
   }
   for (const m of missing.reverse()) {
     try {
-      applyTestHooks.beforeMkdir?.(m);
-      mkdirSync(m, { mode: 0o755 });
+      fs.mkdir(m, 0o755);
       created.push(m);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
       // Another program (a concurrent apply) created it meanwhile: fine if it is a directory.
-      if (!statSync(m).isDirectory())
+      if (!fs.stat(m)?.isDirectory())
         throw new KanonError(`cannot write into ${m}: it is a file, not a directory; nothing was written`);
     }
   }
@@ -221,18 +209,25 @@ function ensureDir(dir: string, created: string[], known: Set<string>): void {
 }
 
 /**
- * Another program (often the agent itself) may have written a co-owned file since it was planned,
- * or a file that is to be deleted: an existing one must hold the planned bytes, a new one must still
- * be absent.
+ * Whether the destination still is what the change was planned from: a file to create is still
+ * absent, an existing one still holds the planned bytes (another program, often the agent itself, or
+ * the user in an editor, may have written it since).
  */
-function isUnchanged(change: Change): boolean {
-  if (!guarded(change) && change.action !== "delete") return true;
-  if (change.action === "create") return !lstatSync(change.path, { throwIfNoEntry: false });
-  let now: Buffer | null = null;
+function isUnchanged(change: Change, fs: DestinationFs): boolean {
+  if (change.action === "create") return !fs.lstat(change.path);
+  // A file to delete that is gone already holds nothing to lose.
+  if (change.action === "delete" && !fs.lstat(change.path)) return true;
+  return change.before !== null && sameBytes(change.path, change.before, fs);
+}
+
+/** Whether `path` holds exactly `bytes` (false when it cannot be read). */
+function sameBytes(path: string, bytes: Uint8Array, fs: DestinationFs): boolean {
   try {
-    now = readFileSync(change.path);
-  } catch {}
-  return !!change.before && !!now?.equals(change.before);
+    const st = fs.stat(path);
+    return !!st?.isFile() && st.size === bytes.length && fs.readFile(path).equals(bytes);
+  } catch {
+    return false;
+  }
 }
 
 function rmQuietly(remove: () => void): void {
@@ -245,12 +240,12 @@ function rmQuietly(remove: () => void): void {
  * Directories that may hold kanon's temporary files: beside every rendered file, and beside the
  * target of a destination that is a symlink.
  */
-export function destinationDirs(files: readonly TargetFile[]): Set<string> {
+export function destinationDirs(files: readonly TargetFile[], fs: DestinationFs = realFs): Set<string> {
   const dirs = new Set<string>();
   for (const f of files) {
     for (const p of [f.path, ...(f.alternatives ?? [])]) {
       dirs.add(dirname(p));
-      dirs.add(dirname(symlinkTarget(p)));
+      dirs.add(dirname(symlinkTarget(p, fs)));
     }
   }
   return dirs;
@@ -258,16 +253,16 @@ export function destinationDirs(files: readonly TargetFile[]): Set<string> {
 
 /**
  * Remove temporary files an interrupted apply left in `dirs` (those of a kanon process that is no
- * longer running), and temporary directories (an apply history entry being written). They may hold
- * a copy of a file with tokens, so each file is overwritten with zeros before it is unlinked.
- * Returns how many files were removed.
+ * longer running), and temporary directories (an apply history entry being written or removed).
+ * They may hold a copy of a file with tokens, so each file is overwritten with zeros before it is
+ * unlinked. Returns how many files were removed.
  */
-export function removeLeftovers(dirs: Iterable<string>): number {
+export function removeLeftovers(dirs: Iterable<string>, fs: DestinationFs = realFs): number {
   let removed = 0;
   for (const dir of dirs) {
     let names: string[];
     try {
-      names = readdirSync(dir);
+      names = fs.readdir(dir);
     } catch {
       continue;
     }
@@ -276,7 +271,7 @@ export function removeLeftovers(dirs: Iterable<string>): number {
       if (pid === null || isRunning(pid)) continue;
       const path = join(dir, name);
       try {
-        removed += removeShredded(path);
+        removed += removeShredded(path, fs);
       } catch (e) {
         throw new KanonError(`cannot remove ${path} (left by an interrupted kanon apply): ${osErrorText(e)}`);
       }
@@ -286,17 +281,20 @@ export function removeLeftovers(dirs: Iterable<string>): number {
 }
 
 /** A temporary file, or a temporary directory with what is in it; returns how many files went. */
-function removeShredded(path: string): number {
-  const st = lstatSync(path);
+function removeShredded(path: string, fs: DestinationFs): number {
+  const st = fs.lstat(path);
+  if (!st) return 0;
   if (st.isFile()) {
-    shred(path, st.size);
-    unlinkSync(path);
+    // A file with another name is someone's file too: a new file killed between its link into place
+    // and the unlink of its temporary name, or a history entry's backup linked to what it saved.
+    if (st.nlink === 1) fs.zero(path, st.size);
+    fs.unlink(path);
     return 1;
   }
   if (!st.isDirectory()) return 0;
   let removed = 0;
-  for (const name of readdirSync(path)) removed += removeShredded(join(path, name));
-  rmdirSync(path);
+  for (const name of fs.readdir(path)) removed += removeShredded(join(path, name), fs);
+  fs.rmdir(path);
   return removed;
 }
 
@@ -308,18 +306,5 @@ function isRunning(pid: number): boolean {
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function shred(path: string, size: number): void {
-  if (size === 0) return;
-  const fd = openSync(path, "r+");
-  try {
-    const zeros = Buffer.alloc(Math.min(size, 1 << 20));
-    for (let offset = 0; offset < size; )
-      offset += writeSync(fd, zeros, 0, Math.min(zeros.length, size - offset), offset);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

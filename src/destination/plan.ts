@@ -5,15 +5,7 @@
  * A change that overwrites or deletes content kanon did not write, or that was edited since kanon
  * wrote it, is marked so that apply backs it up and every command can say so.
  */
-import {
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import type { Stats } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
 import type { PlainObject } from "../formats/values.js";
@@ -21,6 +13,7 @@ import { osErrorText } from "../model/fs-errors.js";
 import { type AgentId, KanonError, type MergeSpec, type TargetFile } from "../model/types.js";
 import { renderedHandlers } from "./edit/handlers.js";
 import { normaliseManaged } from "./edit/intended.js";
+import { type DestinationFs, realFs } from "./fs.js";
 import {
   emptyManaged,
   emptyRecord,
@@ -62,8 +55,8 @@ export interface Change {
   /** kanon's entries taken out of a co-owned file (`mcpServers.github`, `PreToolUse Bash: guard`). */
   removed?: string[];
   /**
-   * Written only if the disk still holds `before` right before its rename, as a co-owned file is
-   * (a Kanon home file that an import writes: the user may edit it at any time).
+   * The user's own bytes, as in a co-owned file (a Kanon home file that an import writes): flushed
+   * before its rename and renamed first, its old bytes copied into the history (see apply.ts).
    */
   guard?: true;
 }
@@ -90,6 +83,8 @@ export interface PlanOptions {
    * nothing needs them (it may have been killed before any file landed in them).
    */
   interrupted?: readonly string[];
+  /** Where the destination is read (the real disk unless a test says otherwise). */
+  fs?: DestinationFs;
 }
 
 /**
@@ -98,6 +93,14 @@ export interface PlanOptions {
  */
 export async function planChanges(files: readonly TargetFile[], options?: PlanOptions): Promise<Plan> {
   const root = options?.root ?? "/";
+  const fs = options?.fs ?? realFs;
+  const exists = (p: string) => {
+    try {
+      return fs.stat(p) !== null;
+    } catch {
+      return false;
+    }
+  };
   const previous = options?.record ?? emptyRecord(root);
   const selected = new Set(options?.agents ?? files.map((f) => f.agent));
   const record: OwnershipRecord = { ...emptyRecord(root), lastApply: previous.lastApply };
@@ -105,7 +108,9 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   // The agents outside this command keep their share of a file several agents render.
   const others = (owned: OwnedFile | undefined) =>
     owned ? fileOwners(owned).filter((a) => !selected.has(a)) : [];
-  for (const [p, f] of Object.entries(previous.files)) if (!mine(f)) record.files[p] = f;
+  // for…in, not Object.entries: a record can name hundreds of thousands of files (a large provider),
+  // and a pair array for each of them was a third of a diff's time with a 100 MB record.
+  for (const p in previous.files) if (!mine(previous.files[p]!)) record.files[p] = previous.files[p]!;
   for (const [p, e] of Object.entries(previous.entries)) if (!selected.has(e.agent)) record.entries[p] = e;
 
   const changes: Change[] = [];
@@ -117,7 +122,8 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   const merged = new Set<string>();
   // Paths kanon deletes: the directories it created for them may go too.
   const deleted: string[] = [];
-  const probe = destinationProbe();
+  const isDir = directoryCache(fs);
+  const probe = destinationProbe(fs, isDir);
   // Agents share a skill's file contents (one buffer, several destinations): each is hashed once.
   const hashes = new WeakMap<Uint8Array, string>();
   const contentHash = (content: Uint8Array) => {
@@ -133,17 +139,17 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   const pending: (() => void)[] = [];
   for (const file of files) {
     // The record keys the path kanon renders; a symlink there is read and written at its target.
-    const path = chooseDestination(file);
+    const path = chooseDestination(file, fs);
     const { target, stat } = probe(path);
     if (file.merge) {
       merged.add(path);
-      if (existsSync(target)) await loadCoOwned();
-      const change = planMerged(file, path, target, previous.entries[path], coOwned, record, pending);
+      if (exists(target)) await loadCoOwned();
+      const change = planMerged(file, path, target, previous.entries[path], coOwned, record, pending, fs);
       if (change) changes.push(change);
       if (change?.action === "delete") deleted.push(path);
     } else {
       const owned = previous.files[path];
-      const change = planWhole(file, target, stat, owned?.sha256);
+      const change = planWhole(file, target, stat, owned?.sha256, fs);
       const owners = [file.agent, ...(file.sharedWith ?? []), ...others(owned)];
       const entry = ownedFile(owners, "", octalMode(file.mode));
       record.files[path] = entry;
@@ -156,7 +162,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
 
   // Co-owned files where kanon no longer renders anything: its entries there are taken out.
   for (const [path, owned] of Object.entries(previous.entries)) {
-    if (!selected.has(owned.agent) || merged.has(path) || !existsSync(path)) continue;
+    if (!selected.has(owned.agent) || merged.has(path) || !exists(path)) continue;
     const file: TargetFile = {
       agent: owned.agent,
       path,
@@ -165,13 +171,15 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       merge: owned.merge,
       managed: emptyManaged(owned.merge),
     };
-    const change = planMerged(file, path, symlinkTarget(path), owned, await loadCoOwned(), record, pending);
+    const target = symlinkTarget(path, fs);
+    const change = planMerged(file, path, target, owned, await loadCoOwned(), record, pending, fs);
     if (change) changes.push(change);
     if (change?.action === "delete") deleted.push(path);
   }
 
   // Files kanon wrote and no longer renders are deleted.
-  for (const [path, owned] of Object.entries(previous.files)) {
+  for (const path in previous.files) {
+    const owned = previous.files[path]!;
     if (!mine(owned) || record.files[path] || merged.has(path)) continue;
     // Still rendered by an agent this command does not manage (`--agent codex` and a shared AGENTS.md).
     const keep = others(owned);
@@ -179,9 +187,16 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       record.files[path] = ownedFile(keep, owned.sha256, owned.mode);
       continue;
     }
-    const st = lstatSync(path, { throwIfNoEntry: false });
+    // Nothing to delete in a folder that is gone (a provider's skills removed by hand).
+    if (isDir(dirname(path)) === false) continue;
+    let st: Stats | null;
+    try {
+      st = fs.lstat(path);
+    } catch {
+      continue; // a parent is a file, or unreadable: nothing kanon can delete there
+    }
     if (!st || st.isDirectory()) continue;
-    const before = readFileSync(path);
+    const before = fs.readFile(path);
     const file: TargetFile = { agent: owned.agent, path, content: new Uint8Array(), mode: st.mode & 0o777 };
     changes.push({
       file,
@@ -201,6 +216,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     [...deleted, ...(options?.interrupted ?? [])],
     new Set(deleted),
     record,
+    fs,
   );
   record.dirs = [...kept];
   return {
@@ -219,8 +235,9 @@ function planWhole(
   path: string,
   stat: Stats | null | undefined,
   recorded: string | undefined,
+  fs: DestinationFs,
 ): Change | null {
-  const disk = readDestination(path, stat);
+  const disk = readDestination(path, fs, stat);
   if (!disk) {
     return {
       file,
@@ -265,9 +282,10 @@ function planMerged(
   coOwned: CoOwned | undefined,
   record: OwnershipRecord,
   pending: (() => void)[],
+  fs: DestinationFs,
 ): Change | null {
   const spec = file.merge!;
-  const disk = readDestination(target);
+  const disk = readDestination(target, fs);
   if (!disk) {
     if (isEmptyManaged(file)) return null;
     record.entries[path] = { agent: file.agent, merge: spec, created: true };
@@ -350,12 +368,17 @@ function freshRegion(spec: Exclude<MergeSpec, { kind: "regions" }>, value: unkno
 }
 
 /** `stat`: what destinationProbe found at `path` (null: nothing there), when it knows. */
-function readDestination(path: string, stat?: Stats | null): { before: Buffer; mode: number } | null {
+function readDestination(
+  path: string,
+  fs: DestinationFs,
+  stat?: Stats | null,
+): { before: Buffer; mode: number } | null {
   if (stat === null) return null;
   try {
-    const st = stat ?? statSync(path);
+    const st = stat ?? fs.stat(path);
+    if (!st) return null;
     if (st.isDirectory()) throw new KanonError(`cannot write ${path}: a directory is in the way`);
-    return { before: readFileSync(path), mode: st.mode & 0o777 };
+    return { before: fs.readFile(path), mode: st.mode & 0o777 };
   } catch (e) {
     if (e instanceof KanonError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
@@ -377,6 +400,7 @@ function unneededDirs(
   touchedPaths: readonly string[],
   gone: ReadonlySet<string>,
   record: OwnershipRecord,
+  fs: DestinationFs,
 ): { emptyDirs: string[]; kept: string[]; warnings: string[] } {
   if (touchedPaths.length === 0 || dirs.length === 0) return { emptyDirs: [], kept: [...dirs], warnings: [] };
   const needed = ancestors([...Object.keys(record.files), ...Object.keys(record.entries)]);
@@ -387,7 +411,7 @@ function unneededDirs(
   for (const dir of candidates) {
     let entries: string[];
     try {
-      entries = readdirSync(dir);
+      entries = fs.readdir(dir);
     } catch {
       continue;
     }
@@ -419,17 +443,17 @@ function ancestors(paths: readonly string[]): Set<string> {
 }
 
 /** For co-owned documents with alternative names (opencode.json / opencode.jsonc): the first that exists. */
-function chooseDestination(file: TargetFile): string {
+function chooseDestination(file: TargetFile, fs: DestinationFs): string {
   if (!file.alternatives) return file.path;
-  return [file.path, ...file.alternatives].find((p) => lstatSync(p, { throwIfNoEntry: false })) ?? file.path;
+  return [file.path, ...file.alternatives].find((p) => fs.lstat(p)) ?? file.path;
 }
 
 /**
  * A destination that is a symlink is written at its final target, which need not exist yet (a
  * dangling link stays a link and its target is created); anything else is written where it is.
  */
-export function symlinkTarget(path: string): string {
-  return followLinks(path, (p) => lstatSync(p, { throwIfNoEntry: false }) ?? null).target;
+export function symlinkTarget(path: string, fs: DestinationFs = realFs): string {
+  return followLinks(path, fs, (p) => fs.lstat(p)).target;
 }
 
 /**
@@ -441,7 +465,7 @@ interface Probed {
   stat: Stats | null | undefined;
 }
 
-function followLinks(path: string, lstat: (p: string) => Stats | null): Probed {
+function followLinks(path: string, fs: DestinationFs, lstat: (p: string) => Stats | null): Probed {
   let p = path;
   for (let hops = 0; hops < 40; hops++) {
     let st: Stats | null;
@@ -449,7 +473,7 @@ function followLinks(path: string, lstat: (p: string) => Stats | null): Probed {
     try {
       st = lstat(p);
       if (!st?.isSymbolicLink()) return { target: p, stat: st };
-      link = readlinkSync(p);
+      link = fs.readlink(p);
     } catch {
       return { target: p, stat: undefined };
     }
@@ -463,14 +487,29 @@ function followLinks(path: string, lstat: (p: string) => Stats | null): Probed {
  * a few hundred directories, most of them missing on a new machine: each directory is looked at
  * once, and nothing in a missing one is. No exceptions either (they cost more than the system call).
  */
-function destinationProbe(): (path: string) => Probed {
-  /** true: a directory; false: missing; null: something else, or unreadable (let the file's lstat fail). */
+function destinationProbe(
+  fs: DestinationFs,
+  isDir: (dir: string) => boolean | null,
+): (path: string) => Probed {
+  return (path) =>
+    followLinks(path, fs, (p) => {
+      const inDir = isDir(dirname(p));
+      if (inDir === false) return null;
+      return fs.lstat(p);
+    });
+}
+
+/**
+ * Whether each directory is one, looked at once per plan: true, a directory; false, missing; null,
+ * something else, or unreadable (the file's own lstat then says why).
+ */
+function directoryCache(fs: DestinationFs): (dir: string) => boolean | null {
   const dirs = new Map<string, boolean | null>();
   const isDir = (dir: string): boolean | null => {
     let known = dirs.get(dir);
     if (known !== undefined) return known;
     try {
-      const st = statSync(dir, { throwIfNoEntry: false });
+      const st = fs.stat(dir);
       if (st) known = st.isDirectory() || null;
       // Missing (its parent is a directory, or missing too), or a parent is not a directory.
       else if (dirname(dir) !== dir) known = isDir(dirname(dir)) === null ? null : false;
@@ -481,11 +520,5 @@ function destinationProbe(): (path: string) => Probed {
     dirs.set(dir, known);
     return known;
   };
-  return (path) =>
-    followLinks(path, (p) => {
-      const inDir = isDir(dirname(p));
-      if (inDir === false) return null;
-      if (inDir === true) return lstatSync(p, { throwIfNoEntry: false }) ?? null;
-      return lstatSync(p);
-    });
+  return isDir;
 }

@@ -3,6 +3,8 @@
  * project). Pure data and hashing; reading and writing it is src/destination/state.ts.
  */
 import { createHash } from "node:crypto";
+import { basename, isAbsolute } from "node:path";
+import type { DeclaredMerge } from "../core/merges.js";
 import { isPlainObject, sortedKeys } from "../formats/values.js";
 import type { AgentId, MergeSpec } from "../model/types.js";
 
@@ -127,35 +129,134 @@ export function recordText(record: OwnershipRecord): string {
 }
 
 /**
- * Checks the shape of a parsed record. Returns the record, "newer" for a record of a later format,
- * or an error text for anything else.
+ * Checks the shape of a parsed record, all the way down: a record is read on every command, and one
+ * edited by hand or written half by another tool must be a warning, never a crash. Returns the
+ * record, "newer" for a record of a later format, or an error text for anything else.
  */
 export function parseRecord(value: unknown, root: string): OwnershipRecord | "newer" | string {
   if (!isPlainObject(value)) return "not a JSON object";
-  if (typeof value.version !== "number") return "no format version";
+  if (typeof value.version !== "number" || !Number.isInteger(value.version)) return "no format version";
   if (value.version > RECORD_VERSION) return "newer";
   if (value.version !== RECORD_VERSION) return `unknown format version ${value.version}`;
   if (value.root !== root) return `it is for ${String(value.root)}`;
   if (!isPlainObject(value.files) || !isPlainObject(value.entries) || !Array.isArray(value.dirs))
     return "files, entries or dirs missing";
-  for (const f of Object.values(value.files)) {
-    if (!isPlainObject(f) || typeof f.sha256 !== "string" || typeof f.agent !== "string")
-      return "a file entry is malformed";
-    if (f.agents !== undefined && !(Array.isArray(f.agents) && f.agents.every((a) => typeof a === "string")))
-      return "a file entry's agents are malformed";
+  // for…in, not Object.entries: a record can name hundreds of thousands of files.
+  for (const path in value.files) {
+    const why = fileProblem(value.files[path]);
+    if (why) return `the file entry ${JSON.stringify(path)} is malformed (${why})`;
+    if (!isAbsolute(path)) return `the file entry ${JSON.stringify(path)} is not an absolute path`;
   }
-  for (const e of Object.values(value.entries)) {
-    if (!isPlainObject(e) || typeof e.agent !== "string" || !isPlainObject(e.merge))
-      return "a co-owned file entry is malformed";
+  for (const [path, e] of Object.entries(value.entries)) {
+    const why = entriesProblem(e);
+    if (why) return `the co-owned file entry ${JSON.stringify(path)} is malformed (${why})`;
+    if (!isAbsolute(path)) return `the co-owned file entry ${JSON.stringify(path)} is not an absolute path`;
   }
+  if (!value.dirs.every((d) => typeof d === "string" && isAbsolute(d))) return "dirs holds a malformed path";
+  if (value.lastApply !== undefined && value.lastApply !== null && typeof value.lastApply !== "string")
+    return "lastApply is malformed";
   return {
     version: RECORD_VERSION,
     root,
     files: value.files as Record<string, OwnedFile>,
     entries: value.entries as Record<string, OwnedEntries>,
-    dirs: value.dirs.filter((d): d is string => typeof d === "string"),
+    dirs: value.dirs as string[],
     lastApply: typeof value.lastApply === "string" ? value.lastApply : null,
   };
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+const MODE = /^0[0-7]{3,4}$/;
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+const isStringMap = (v: unknown): boolean =>
+  isPlainObject(v) && Object.values(v).every((x) => typeof x === "string");
+
+/** Why a file entry is malformed, or null. */
+function fileProblem(f: unknown): string | null {
+  if (!isPlainObject(f)) return "not an object";
+  if (typeof f.agent !== "string") return "agent";
+  if (f.agents !== undefined && !isStrings(f.agents)) return "agents";
+  if (typeof f.sha256 !== "string" || !SHA256.test(f.sha256)) return "sha256";
+  if (typeof f.mode !== "string" || !MODE.test(f.mode)) return "mode";
+  return null;
+}
+
+/** Why a co-owned file entry is malformed, or null. */
+function entriesProblem(e: unknown): string | null {
+  if (!isPlainObject(e)) return "not an object";
+  if (typeof e.agent !== "string") return "agent";
+  const merge = mergeProblem(e.merge);
+  if (merge) return merge;
+  const region = regionProblem(e);
+  if (region) return region;
+  if (e.regions !== undefined) {
+    if (!isPlainObject(e.regions)) return "regions";
+    for (const r of Object.values(e.regions)) {
+      if (!isPlainObject(r)) return "regions";
+      const why = regionProblem(r);
+      if (why) return `regions: ${why}`;
+    }
+  }
+  if (e.created !== undefined && e.created !== true) return "created";
+  return null;
+}
+
+function regionProblem(r: Record<string, unknown>): string | null {
+  if (r.names !== undefined && !isStringMap(r.names)) return "names";
+  if (r.handlers !== undefined && !isStrings(r.handlers)) return "handlers";
+  if (r.labels !== undefined && !isStrings(r.labels)) return "labels";
+  return null;
+}
+
+const FORMATS: Record<MergeSpec["kind"], readonly string[]> = {
+  entries: ["json", "jsonc", "toml"],
+  value: ["json", "jsonc", "toml"],
+  "hook-groups": ["json", "jsonc"],
+  tables: ["toml"],
+  regions: ["json", "jsonc", "toml"],
+  handlers: ["json", "jsonc"],
+};
+
+/** Why a recorded merge spec is malformed, or null. */
+function mergeProblem(m: unknown, nested = false): string | null {
+  if (!isPlainObject(m) || typeof m.kind !== "string" || !Object.hasOwn(FORMATS, m.kind)) return "merge";
+  const kind = m.kind as MergeSpec["kind"];
+  if (typeof m.format !== "string" || !FORMATS[kind].includes(m.format)) return "merge format";
+  if (kind === "regions") {
+    if (nested || !Array.isArray(m.regions)) return "merge regions";
+    for (const r of m.regions) {
+      const why = mergeProblem(r, true);
+      if (why) return why;
+    }
+    return null;
+  }
+  if (typeof m.key !== "string") return "merge key";
+  if (kind === "hook-groups" && typeof m.namePrefix !== "string") return "merge namePrefix";
+  if (kind === "tables" && (typeof m.marker !== "string" || !isStrings(m.labels))) return "merge marker";
+  return null;
+}
+
+/** The same region, up to what varies with what is rendered (a `tables` merge's labels). */
+function sameRegion(a: Exclude<MergeSpec, { kind: "regions" }>, b: Exclude<MergeSpec, { kind: "regions" }>) {
+  return canonicalJson({ ...a, labels: null }) === canonicalJson({ ...b, labels: null });
+}
+
+/**
+ * Why the record's co-owned entries claim something no manifest declares (another key, another kind
+ * of merge, another file), or null when every one matches a declared merge of its agent.
+ */
+export function undeclaredMerge(record: OwnershipRecord, declared: readonly DeclaredMerge[]): string | null {
+  for (const [path, e] of Object.entries(record.entries)) {
+    const name = basename(path);
+    for (const region of mergeRegions(e.merge)) {
+      const ok = declared.some(
+        (d) => d.agent === e.agent && d.files.includes(name) && sameRegion(d.region, region),
+      );
+      if (!ok)
+        return `its entry for ${path} (${e.agent}) merges ${JSON.stringify(region.key)} as ${region.kind}, which kanon does not write there`;
+    }
+  }
+  return null;
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * An import writes kanon.yaml (and the home's other files) only if they are still the bytes it
  * planned from, checked right before each rename: an edit that lands after the plan, or after the
- * UI's re-plan, is never overwritten. The edit is made inside kanon's window through applyTestHooks,
- * so these run in-process.
+ * UI's re-plan, is never overwritten. The edit is made inside kanon's window through the file system
+ * the Io carries (test/support/window-fs.ts), so these run in-process.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/context.js";
 import { main } from "../../src/cli/main.js";
 import { importReviewer } from "../../src/cli/ui/review.js";
-import { applyTestHooks } from "../../src/destination/apply.js";
+import type { DestinationFs } from "../../src/destination/fs.js";
+import { windowFs } from "../support/window-fs.js";
 
 class Capture extends Writable {
   text = "";
@@ -23,6 +24,8 @@ class Capture extends Writable {
 }
 
 let base: string;
+/** The file system kanon uses in the next command (the disk when unset). */
+let fs: DestinationFs | undefined;
 let home: string;
 let kh: string;
 const HOME_YAML =
@@ -44,7 +47,7 @@ beforeEach(() => {
   }
 });
 afterEach(() => {
-  applyTestHooks.beforeRename = undefined;
+  fs = undefined;
   rmSync(base, { recursive: true, force: true });
 });
 
@@ -55,6 +58,7 @@ const io = (stdout = new Capture(), stderr = new Capture()): Io => ({
   env: { PATH: process.env.PATH },
   cwd: base,
   userHome: home,
+  ...(fs ? { fs } : {}),
 });
 async function kanon(...args: string[]) {
   const stdout = new Capture();
@@ -62,11 +66,11 @@ async function kanon(...args: string[]) {
   const status = await main(["--home", kh, "--agent", "claude", ...args], io(stdout, stderr));
   return { status, stdout: stdout.text, stderr: stderr.text };
 }
-/** Edits kanon.yaml right before kanon renames its new version into place. */
+/** Edits kanon.yaml once kanon has staged its new version (after it was read, before its rename). */
 const editBeforeRename = () => {
-  applyTestHooks.beforeRename = (p) => {
-    if (p === join(kh, "kanon.yaml")) writeFileSync(p, EDITED);
-  };
+  fs = windowFs((op, p) => {
+    if ((op === "stage" || op === "link") && p === join(kh, "kanon.yaml")) writeFileSync(p, EDITED);
+  });
 };
 const homeFiles = () => readdirSync(kh, { recursive: true }).map(String).sort();
 
@@ -81,13 +85,15 @@ describe("import --merge --write", () => {
     expect(readFileSync(join(kh, "kanon.yaml"), "utf8")).toBe(EDITED);
     // kanon.yaml is checked and moved first: the instruction and skill files were not written either.
     expect(homeFiles()).toEqual(["kanon.yaml"]);
-    applyTestHooks.beforeRename = undefined;
+    fs = undefined;
     expect((await kanon("undo", "--yes")).stdout).toBe("Nothing to undo.\n");
   });
 
   it("writes when kanon.yaml is unchanged (the hook sees the rename and does nothing)", async () => {
     const renamed: string[] = [];
-    applyTestHooks.beforeRename = (p) => void renamed.push(p);
+    fs = windowFs((op, p) => {
+      if (op === "rename" && !p.includes("/.local/state/")) renamed.push(p);
+    });
     const r = await kanon("import", "--merge", "--write");
     expect(r.status).toBe(0);
     expect(renamed[0]).toBe(join(kh, "kanon.yaml"));
@@ -117,11 +123,12 @@ describe("the UI's import mode", () => {
   const reviewer = () => importReviewer({ home: kh, agent: "claude" }, machine, io());
 
   it("re-plans, then refuses at the write when kanon.yaml changed after the re-plan read it", async () => {
+    // The reviewer's Io carries the file system that edits kanon.yaml once kanon stages its own.
+    editBeforeRename();
     const r = reviewer();
     const review = await r.load();
     const paths = review.changes.map((c) => c.path);
     expect(paths).toContain(`${join(kh, "kanon.yaml")}#mcp.servers.docs`);
-    editBeforeRename();
     await expect(r.apply(review.changes, paths, false)).rejects.toThrow(
       `${paths[0]}: selected file changed since it was reviewed; reload before applying`,
     );

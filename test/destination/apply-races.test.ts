@@ -1,41 +1,41 @@
 /**
  * The write phase under races and crashes: a write by someone else inside kanon's window is never
  * overwritten, leftovers of an interrupted apply are found and removed, symlinks stay symlinks, and
- * bytes that are not UTF-8 survive. The races are driven deterministically through applyTestHooks.
+ * bytes that are not UTF-8 survive. The races are driven deterministically through a file system that
+ * acts right before kanon's writes (test/support/window-fs.ts).
  */
 import { spawnSync } from "node:child_process";
 import {
+  appendFileSync,
+  closeSync,
   existsSync,
   linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  readSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  applyChanges,
-  applyTestHooks,
-  destinationDirs,
-  removeLeftovers,
-} from "../../src/destination/apply.js";
+import { applyChanges, destinationDirs, removeLeftovers } from "../../src/destination/apply.js";
 import { planChanges } from "../../src/destination/plan.js";
+import { emptyRecord, sha256 } from "../../src/destination/record.js";
 import type { TargetFile } from "../../src/model/types.js";
+import { windowFs } from "../support/window-fs.js";
 
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "kanon-races-"));
 });
 afterEach(() => {
-  applyTestHooks.beforeRename = undefined;
-  applyTestHooks.beforeMkdir = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -63,22 +63,19 @@ const temps = (d: string) =>
 const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
 
 describe("a write inside kanon's window", () => {
-  it("to an existing co-owned file right before its rename stops kanon; the write is kept", async () => {
+  it("to an existing co-owned file once everything is staged stops kanon; the write is kept", async () => {
     const path = join(dir, "settings.json");
     writeFileSync(path, '{"theme": "dark"}\n');
     const plan = await planChanges([...skills(50), settings()]);
-    const order: string[] = [];
-    applyTestHooks.beforeRename = (p) => {
-      order.push(p);
-      if (p === path) writeFileSync(path, '{"theme": "light"}\n');
-    };
-    expect(() => applyChanges(plan.changes)).toThrow(
+    const fs = windowFs((op, p) => {
+      if (op === "stage" && p === path) writeFileSync(path, '{"theme": "light"}\n');
+    });
+    expect(() => applyChanges(plan.changes, fs)).toThrow(
       `${path} changed while kanon was applying; nothing was written, run the command again`,
     );
     expect(readFileSync(path, "utf8")).toBe('{"theme": "light"}\n');
-    // Co-owned files move first, so none of kanon's own files were written either.
-    expect(order).toEqual([path]);
-    // Nor are the folders made for them left behind, empty.
+    expect(fs.ops.filter((o) => /^(rename|link) /.test(o))).toEqual([]);
+    // Nor are the folders made for kanon's own files left behind, empty.
     expect(existsSync(join(dir, "a-skills"))).toBe(false);
     expect(temps(dir)).toEqual([]);
   });
@@ -89,10 +86,10 @@ describe("a write inside kanon's window", () => {
     writeFileSync(first, "{}\n");
     writeFileSync(second, "{}\n");
     const plan = await planChanges([settings("a.json"), settings("b.json"), owned("x.md", "x\n")]);
-    applyTestHooks.beforeRename = (p) => {
-      if (p === second) writeFileSync(second, '{"mine": 1}\n');
-    };
-    expect(() => applyChanges(plan.changes)).toThrow(
+    const fs = windowFs((op, p) => {
+      if (op === "rename" && p === first) writeFileSync(second, '{"mine": 1}\n');
+    });
+    expect(() => applyChanges(plan.changes, fs)).toThrow(
       `${second} changed while kanon was applying and was left as it is; 1 file(s) were written before it (${first}), the rest were not; run the command again`,
     );
     expect(readFileSync(second, "utf8")).toBe('{"mine": 1}\n');
@@ -101,14 +98,83 @@ describe("a write inside kanon's window", () => {
     expect(temps(dir)).toEqual([]);
   });
 
+  it("a line appended to a file kanon owns whole, after the plan, is never overwritten", async () => {
+    const path = join(dir, "CLAUDE.md");
+    writeFileSync(path, "old\n");
+    const plan = await planChanges([owned("CLAUDE.md", "new\n"), ...skills(3)]);
+    // Written while kanon waited at its prompt: kanon stops before it writes anything.
+    appendFileSync(path, "mine\n");
+    expect(() => applyChanges(plan.changes)).toThrow(
+      `${path} changed while kanon was applying; nothing was written, run the command again`,
+    );
+    expect(readFileSync(path, "utf8")).toBe("old\nmine\n");
+    expect(existsSync(join(dir, "a-skills"))).toBe(false);
+
+    // Written inside the window, after the other files moved: kanon stops there, and says what it wrote.
+    writeFileSync(path, "old\n");
+    const again = await planChanges([...skills(3), owned("z/CLAUDE.md", "z\n"), owned("CLAUDE.md", "new\n")]);
+    const fs = windowFs((op, p) => {
+      if (op === "link" && p === join(dir, "z/CLAUDE.md")) appendFileSync(path, "mine\n");
+    });
+    expect(() => applyChanges(again.changes, fs)).toThrow(
+      new RegExp(
+        `^${path} changed while kanon was applying and was left as it is; 4 file\\(s\\) were written before it`,
+      ),
+    );
+    expect(readFileSync(path, "utf8")).toBe("old\nmine\n");
+    expect(temps(dir)).toEqual([]);
+  });
+
+  it("a file created at a planned path after the plan is never overwritten", async () => {
+    const path = join(dir, "a-skills/s1/SKILL.md");
+    const plan = await planChanges(skills(3));
+    // Created while kanon waited at its prompt.
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, "mine\n");
+    expect(() => applyChanges(plan.changes)).toThrow(
+      `${path} changed while kanon was applying; nothing was written`,
+    );
+    expect(readFileSync(path, "utf8")).toBe("mine\n");
+    rmSync(join(dir, "a-skills"), { recursive: true });
+
+    // Created in the instant before kanon puts its own there: a link never overwrites.
+    const again = await planChanges(skills(3));
+    const fs = windowFs((op, p) => {
+      if (op === "link" && p === path) writeFileSync(path, "mine\n");
+    });
+    expect(() => applyChanges(again.changes, fs)).toThrow(`${path} changed while kanon was applying`);
+    expect(readFileSync(path, "utf8")).toBe("mine\n");
+    expect(temps(dir)).toEqual([]);
+  });
+
+  it("a file to delete that changed after the plan is kept", async () => {
+    const path = join(dir, "gone.md");
+    writeFileSync(path, "kanon's\n");
+    const plan = await planChanges([], {
+      root: dir,
+      agents: ["claude"],
+      record: {
+        ...emptyRecord(dir),
+        files: { [path]: { agent: "claude", sha256: sha256("kanon's\n"), mode: "0644" } },
+      },
+    });
+    expect(plan.changes.map((c) => c.action)).toEqual(["delete"]);
+    const fs = windowFs((op, p) => {
+      if (op === "unlink" && p === path) throw new Error("unreachable: kanon looked first");
+    });
+    writeFileSync(path, "kanon's, and mine\n");
+    expect(() => applyChanges(plan.changes, fs)).toThrow(`${path} changed while kanon was applying`);
+    expect(readFileSync(path, "utf8")).toBe("kanon's, and mine\n");
+  });
+
   it("creating a co-owned file that did not exist at plan time stops kanon; the new file is kept", async () => {
     const path = join(dir, "settings.json");
     const plan = await planChanges([settings(), owned("x.md", "x\n")]);
     expect(plan.changes[0]!.action).toBe("create");
-    applyTestHooks.beforeRename = (p) => {
-      if (p === path) writeFileSync(path, '{"created": "by the agent"}\n');
-    };
-    expect(() => applyChanges(plan.changes)).toThrow(`${path} changed while kanon was applying`);
+    const fs = windowFs((op, p) => {
+      if (op === "link" && p === path) writeFileSync(path, '{"created": "by the agent"}\n');
+    });
+    expect(() => applyChanges(plan.changes, fs)).toThrow(`${path} changed while kanon was applying`);
     expect(readFileSync(path, "utf8")).toBe('{"created": "by the agent"}\n');
     expect(existsSync(join(dir, "x.md"))).toBe(false);
     expect(temps(dir)).toEqual([]);
@@ -125,23 +191,25 @@ describe("a write inside kanon's window", () => {
 
   it("an error while renaming names the destination, not kanon's temporary file", async () => {
     const plan = await planChanges([owned("x.md", "x\n")]);
-    applyTestHooks.beforeRename = (p) => {
-      mkdirSync(join(p, "blocker"), { recursive: true });
-    };
-    const run = () => applyChanges(plan.changes);
+    const fs = windowFs((op) => {
+      if (op === "link") throw Object.assign(new Error("EIO: i/o error, link"), { code: "EIO" });
+    });
+    const run = () => applyChanges(plan.changes, fs);
     expect(run).toThrow(new RegExp(`^cannot write ${join(dir, "x.md")}: .*; nothing was written$`));
     expect(temps(dir)).toEqual([]);
   });
 
   it("a directory another apply creates meanwhile is used; a file there is an error naming it", async () => {
     const plan = await planChanges([owned("new/a.md", "a\n")]);
-    applyTestHooks.beforeMkdir = (d) => mkdirSync(d);
-    applyChanges(plan.changes);
+    applyChanges(
+      plan.changes,
+      windowFs((op, d) => op === "mkdir" && mkdirSync(d)),
+    );
     expect(readFileSync(join(dir, "new/a.md"), "utf8")).toBe("a\n");
 
     const again = await planChanges([owned("other/b.md", "b\n")]);
-    applyTestHooks.beforeMkdir = (d) => writeFileSync(d, "");
-    expect(() => applyChanges(again.changes)).toThrow(
+    const fs = windowFs((op, d) => op === "mkdir" && writeFileSync(d, ""));
+    expect(() => applyChanges(again.changes, fs)).toThrow(
       `cannot write into ${join(dir, "other")}: it is a file, not a directory; nothing was written`,
     );
   });
@@ -159,7 +227,7 @@ describe("leftovers of an interrupted apply", () => {
     const pid = deadPid();
     const secret = join(dir, "claude", `..claude.json.kanon-${pid}-0123456789ab.tmp`);
     writeFileSync(secret, '{"token": "secret"}\n', { mode: 0o600 });
-    linkSync(secret, join(dir, "witness")); // a second name for the same bytes
+    const witness = openSync(secret, "r"); // the same bytes, read after the file is gone
     writeFileSync(join(dir, `.x.md.kanon-${pid}-aaaaaaaaaaaa.tmp`), "x\n");
     const running = join(dir, `.y.md.kanon-${process.ppid}-bbbbbbbbbbbb.tmp`);
     writeFileSync(running, "y\n");
@@ -167,10 +235,23 @@ describe("leftovers of an interrupted apply", () => {
 
     expect(removeLeftovers([dir, join(dir, "claude"), join(dir, "missing")])).toBe(2);
     expect(readdirSync(join(dir, "claude"))).toEqual([]);
-    expect(readFileSync(join(dir, "witness"))).toEqual(Buffer.alloc(20));
+    const left = Buffer.alloc(20, 1);
+    readSync(witness, left, 0, 20, 0);
+    closeSync(witness);
+    expect(left).toEqual(Buffer.alloc(20));
     // A running kanon's file and files kanon does not name are left alone.
     expect(existsSync(running)).toBe(true);
     expect(existsSync(join(dir, "notes.kanon.tmp"))).toBe(true);
+  });
+
+  it("never zero a file that has another name (a new file linked into place before its kill)", () => {
+    const pid = deadPid();
+    const temp = join(dir, `.CLAUDE.md.kanon-${pid}-0123456789ab.tmp`);
+    writeFileSync(temp, "Be brief.\n");
+    linkSync(temp, join(dir, "CLAUDE.md"));
+    expect(removeLeftovers([dir])).toBe(1);
+    expect(readdirSync(dir)).toEqual(["CLAUDE.md"]);
+    expect(readFileSync(join(dir, "CLAUDE.md"), "utf8")).toBe("Be brief.\n");
   });
 
   it("are looked for beside every rendered file and beside a symlinked destination's target", () => {

@@ -114,7 +114,7 @@ async function mergeCommand(
 function writeImport(flags: GlobalFlags, io: Io, changes: Change[]): void {
   const scope = scopeOf(flags, io);
   try {
-    const removed = applyImport(stateDirOf(scope, io), rootOf(scope), changes);
+    const removed = applyImport(stateDirOf(scope, io), rootOf(scope), changes, io.fs);
     if (removed > 0)
       out(io, `Removed ${removed} temporary file(s) left by an interrupted import or apply.\n`);
   } catch (e) {

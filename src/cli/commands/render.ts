@@ -1,6 +1,7 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
-import { destinationDirs, removeLeftovers } from "../../destination/apply.js";
+import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyPlan } from "../../destination/apply-plan.js";
+import { dryRunFs, realFs } from "../../destination/fs.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
 import { KanonError, type TargetFile } from "../../model/types.js";
@@ -96,11 +97,12 @@ const LARGE_APPLY = 200;
 export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
+  const fs = io.fs ?? realFs;
   // Temporary files of an interrupted apply go when this one writes (or has nothing to write):
   // beside the destination files here, in the state directory by applyPlan.
   const write = () => {
-    const removed = removeLeftovers(destinationDirs(p.files));
-    const { backups, swept } = applyPlan(p.plan, p.record);
+    const removed = removeLeftovers(destinationDirs(p.files, fs), fs);
+    const { backups, swept } = applyPlan(p.plan, p.record, fs);
     if (removed + swept > 0)
       out(io, `Removed ${removed + swept} temporary file(s) left by an interrupted apply.\n`);
     return backups;
@@ -117,6 +119,8 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   };
   if (opts.dryRun) {
     preview();
+    // The write path without writing: a folder in the way is the error apply would give.
+    applyChanges(changes, dryRunFs);
     out(io, `Dry run: would apply ${changes.length} file change(s); nothing written.\n`);
     return;
   }
@@ -157,12 +161,18 @@ export async function undoCommand(
 ): Promise<void> {
   const scope = scopeOf(flags, io);
   const loaded = recordOf(scope, io);
-  const plan = planUndo(loaded.dir, loaded.record);
+  const fs = io.fs ?? realFs;
+  const plan = planUndo(loaded.dir, loaded.record, fs);
   if (!plan) {
     out(io, "Nothing to undo.\n");
     return;
   }
   const what = `the ${plan.kind} of ${plan.time}`;
+  if (plan.damaged.length > 0) {
+    throw new KanonError(
+      `cannot undo ${what}: ${plan.damaged.join("; ")}; nothing was restored (remove ${plan.entry} to undo the ones before it)`,
+    );
+  }
   if (plan.changed.length > 0) {
     throw new KanonError(
       `cannot undo ${what}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
@@ -175,6 +185,8 @@ export async function undoCommand(
   );
   out(io, `Undo ${what}:\n${listing.join("")}`);
   if (opts.dryRun) {
+    // Every check undo makes (each backup against its sha256), writing nothing.
+    runUndo(loaded.dir, plan, what, dryRunFs);
     out(io, `Dry run: would undo ${plan.steps.length} file change(s); nothing written.\n`);
     return;
   }
@@ -186,8 +198,8 @@ export async function undoCommand(
       return;
     }
   }
-  assertWritable(loaded.dir);
-  const removed = runUndo(loaded.dir, plan);
+  assertWritable(loaded.dir, fs);
+  const removed = runUndo(loaded.dir, plan, what, fs);
   if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted ${plan.kind}.\n`);
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
 }

@@ -160,7 +160,7 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
       const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
       if (dryRun) return { count: selected.length };
       // As `kanon apply` does: temporary files of an interrupted apply go when this one writes.
-      const removed = removeLeftovers(destinationDirs(fresh.p.files));
+      const removed = removeLeftovers(destinationDirs(fresh.p.files, io.fs), io.fs);
       // Through kanon apply's path (backups, record, history: `kanon undo` undoes it); the record
       // claims only what the selection writes.
       const { p } = fresh;
@@ -171,6 +171,7 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
           selected.map((s) => s.change),
         ),
         p.record,
+        io.fs,
       );
       const notes = [
         ...(backups.length > 0 ? [`Saved ${backups.length} backup(s); kanon undo restores them.`] : []),
@@ -233,7 +234,7 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
       try {
         // As `kanon import --write` does: all or nothing, each file only if it is still what was
         // planned from, with a history entry (`kanon undo` takes it back).
-        removed = applyImport(stateDirOf(scope, io), rootOf(scope), changes);
+        removed = applyImport(stateDirOf(scope, io), rootOf(scope), changes, io.fs);
       } catch (e) {
         if (!(e instanceof ChangedError) || e.written.length > 0) throw e;
         // Named as the re-plan check names it: the first selected unit that writes that file.
