@@ -63,6 +63,11 @@ const lock = () => import("./commands/lock.js");
 const continuity = () => import("./commands/continuity.js");
 
 const YES = { flags: "--yes", description: "apply without prompting" };
+const TRUST_HOOKS = {
+  flags: "--trust-hooks",
+  description:
+    "put hooks and MCP servers that arrived from elsewhere (a pull, a clone) in place without asking",
+};
 const STAT = { flags: "--stat", description: "show only the summary before the prompt, not the diff" };
 const EXIT_CODE = { flags: "--exit-code", description: "exit 1 when files would change, 0 when in sync" };
 const policies = (mode: string): OptionSpec[] => [
@@ -124,6 +129,7 @@ export const COMMANDS: CommandSpec[] = [
       YES,
       { flags: "-n, --dry-run", description: "show what apply would change without writing" },
       STAT,
+      TRUST_HOOKS,
     ],
     example: "kanon apply --project . --yes",
     run: async ({ flags, opts, io }) => (await render()).applyCommand(flags, opts, io),
@@ -152,6 +158,7 @@ export const COMMANDS: CommandSpec[] = [
       YES,
       { flags: "-n, --dry-run", description: "pull, then show what apply would change without writing" },
       STAT,
+      TRUST_HOOKS,
     ],
     example: "kanon update --yes",
     run: async ({ flags, opts, io }) => (await sync()).updateCommand(flags, opts, io),

@@ -1,10 +1,16 @@
-/** The text of `kanon diff` (and the apply preview): git-style hunks per changed file. */
+/**
+ * The text of `kanon diff` (and the apply preview): git-style hunks per changed file. Every part that
+ * comes from a file or a name is made visible (model/visible.ts) before it is painted, so the result
+ * goes out as it is (context.ts outPainted).
+ */
 
 import { isUtf8 } from "node:buffer";
+import { maskSecrets } from "../core/secrets.js";
 import type { Change } from "../destination/plan.js";
 import { hunkRange, NO_NEWLINE, unifiedHunks } from "../destination/unified-diff.js";
 import { newlines } from "../model/text.js";
 import type { ElidedLines } from "../model/types.js";
+import { visible, visibleBytes } from "../model/visible.js";
 
 /** What goes before and after a painted line (nothing, or a colour and its reset). */
 type Style = readonly [open: string, close: string];
@@ -41,14 +47,15 @@ function isBinary(data: Uint8Array | null): boolean {
 const view = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
 export function changeDiff(change: Change, paint: Paint): string[] {
-  if (change.after === null) return [painted(paint.header, `DELETE ${change.path} (${change.file.agent})`)];
-  const oldName = change.action === "create" ? "/dev/null" : change.path;
-  const lines = [painted(paint.header, `--- ${oldName}`), painted(paint.header, `+++ ${change.path}`)];
+  const path = visible(change.path);
+  if (change.after === null) return [painted(paint.header, `DELETE ${path} (${change.file.agent})`)];
+  const oldName = change.action === "create" ? "/dev/null" : path;
+  const lines = [painted(paint.header, `--- ${oldName}`), painted(paint.header, `+++ ${path}`)];
   if (change.beforeMode !== null && change.beforeMode !== change.mode) {
     lines.push(`old mode ${octal(change.beforeMode)}`, `new mode ${octal(change.mode)}`);
   }
   if (isBinary(change.before) || isBinary(change.after)) {
-    lines.push(`Binary files ${change.path} differ`);
+    lines.push(`Binary files ${path} differ`);
     return lines;
   }
   const before = change.before ? view(change.before).toString("utf8") : "";
@@ -60,7 +67,10 @@ export function changeDiff(change: Change, paint: Paint): string[] {
   if (hunks.length === 0 && before !== after) {
     lines.push("Line endings differ; content differs only by line endings.");
   }
-  for (const h of hunks) {
+  // A co-owned file holds the user's and the agent's own settings: their tokens are masked.
+  const shown = change.file.merge ? (line: string) => visible(maskSecrets(line)) : visible;
+  for (const line of hunks) {
+    const h = shown(line);
     if (h.startsWith("@@")) lines.push(painted(paint.hunk, h));
     else if (h.startsWith("+")) lines.push(painted(paint.added, h));
     else if (h.startsWith("-")) lines.push(painted(paint.removed, h));
@@ -87,7 +97,7 @@ function newFileLines(text: string, elided: readonly ElidedLines[], paint: Paint
   };
   const show = () => {
     const e = end();
-    out.push(painted(paint.added, `+${text.slice(start, e)}`));
+    out.push(painted(paint.added, `+${visible(text.slice(start, e))}`));
     start = e + 1;
     i++;
   };
@@ -114,10 +124,12 @@ export function planDiff(changes: readonly Change[], paint: Paint): Buffer {
   const out = new ByteSink(changes.reduce((n, c) => n + (c.after?.length ?? 0), 0) * 1.25 + 4096);
   for (const c of changes) {
     const note = replacesNote(c);
-    if (note) out.text(`${painted(paint.header, note)}\n`);
+    if (note) out.text(`${painted(paint.header, visible(note))}\n`);
     const added = wholeNewFile(c);
     if (added) {
-      out.text(`${painted(paint.header, "--- /dev/null")}\n${painted(paint.header, `+++ ${c.path}`)}\n`);
+      out.text(
+        `${painted(paint.header, "--- /dev/null")}\n${painted(paint.header, `+++ ${visible(c.path)}`)}\n`,
+      );
       addedLines(added, paint, out);
     } else out.text(`${changeDiff(c, paint).join("\n")}\n`);
   }
@@ -156,9 +168,11 @@ class ByteSink {
  */
 function wholeNewFile(c: Change): Buffer | null {
   if (c.action !== "create" || c.before !== null || c.beforeMode !== null || c.after === null) return null;
-  if (c.file.elided?.length) return null;
+  if (c.file.elided?.length || c.file.merge) return null;
   const bytes = view(c.after);
   if (bytes.length === 0 || isBinary(bytes) || bytes.includes(0x0d) || !isUtf8(bytes)) return null;
+  // Lines with a character to make visible take changeDiff's way (each line through `visible`).
+  if (visibleBytes(bytes) !== bytes) return null;
   return bytes;
 }
 

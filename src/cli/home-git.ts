@@ -3,6 +3,8 @@
  * update) and for status. The user's own git runs with the user's configuration; output is streamed
  * (pull, push) or kept for the error message (clone), with any credentials of a URL redacted.
  */
+
+import { visible } from "../model/visible.js";
 import { type GitExit, redactOutput, spawnGit, withoutRepositoryEnv } from "../providers/git.js";
 import { type Io, isTerminal } from "./context.js";
 
@@ -13,6 +15,8 @@ export interface GitOptions {
   stream?: boolean;
   /** A URL whose credentials must never be printed. */
   secretUrl?: string;
+  /** More such URLs (the home's remotes, for pull and push). */
+  secretUrls?: readonly string[];
 }
 
 /**
@@ -20,16 +24,31 @@ export interface GitOptions {
  * waiting for an answer nobody can give.
  */
 export function git(args: readonly string[], opts: GitOptions): Promise<GitExit> {
-  const { io, secretUrl } = opts;
+  const { io } = opts;
+  const secrets = [...(opts.secretUrl ? [opts.secretUrl] : []), ...(opts.secretUrls ?? [])];
   // -C names the repository: GIT_DIR and friends (set inside a git hook, say) must not override it.
   const env = withoutRepositoryEnv(io.env);
   if (!isTerminal(io.stderr)) env.GIT_TERMINAL_PROMPT = "0";
   return spawnGit(args, {
     cwd: opts.cwd,
     env,
-    redact: (text) => (secretUrl ? redactOutput(secretUrl, text) : text),
-    ...(opts.stream ? { onOutput: (text, stream) => io[stream].write(text) } : {}),
+    redact: (text) => secrets.reduce((t, url) => redactOutput(url, t), text),
+    // Streamed as it comes, made visible (a remote's message cannot act on the terminal).
+    ...(opts.stream ? { onOutput: (text, stream) => io[stream].write(visible(text, true)) } : {}),
   });
+}
+
+/**
+ * The URLs of the home's remotes (fetch and push): git prints them in pull and push output, and one
+ * may carry a token (`https://host/repo.git?private_token=…`, `https://user:token@host/…`).
+ */
+export async function remoteUrls(home: string, io: Io): Promise<string[]> {
+  const r = await git(["-C", home, "config", "--get-regexp", "^remote\\..*\\.(push)?url$"], { io });
+  if (r.failure) return [];
+  return r.stdout
+    .split("\n")
+    .map((l) => l.slice(l.indexOf(" ") + 1))
+    .filter((u) => u !== "" && !u.includes("\u0000"));
 }
 
 /** The lines of git's output that say what went wrong (`fatal:`, `error:`), on one line. */

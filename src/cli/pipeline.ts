@@ -2,24 +2,26 @@
  * The chain the commands share: resolve paths → load kanon.yaml → validate (hook decisions included)
  * → load the lock → load the source → render → plan. Each command takes as much of it as it needs.
  */
-import { realpathSync } from "node:fs";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
-import { agentHomes } from "../core/homes.js";
+import { agentDestinations, agentHomes } from "../core/homes.js";
 import type { HookMachine } from "../core/hooks/envelope.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import { declaredMerges } from "../core/merges.js";
+import { isInside } from "../core/names.js";
 import { renderAll } from "../core/render.js";
 import { type Plan, planChanges } from "../destination/plan.js";
-import { undeclaredMerge } from "../destination/record.js";
+import { fileOwners, undeclaredMerge } from "../destination/record.js";
 import { type LoadedRecord, loadRootState, rootStateDir, stateBase } from "../destination/state.js";
 import type { Agent } from "../model/manifest.js";
-import type { Paths } from "../model/source.js";
+import type { Paths, Source } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
 import { runnerText } from "../runner/file.js";
 import { locator } from "../source/decode.js";
+import { realOrSelf } from "../source/home-files.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import {
@@ -69,12 +71,30 @@ function realPathOrNull(dir: string): string | null {
 export function hookMachine(scope: Scope, io: Io): HookMachine & { stateDir: string } {
   const xdg = io.env.XDG_DATA_HOME;
   const data = xdg && isAbsolute(xdg) ? join(xdg, "kanon") : join(io.userHome, ".local", "share", "kanon");
-  const dir = scope.kind === "user" ? data : join(data, "projects", basename(rootStateDir(data, scope.dir)));
   return {
     node: process.execPath,
-    runner: join(dir, "hook-runner.mjs"),
+    runner: data + runnerTail(scope),
     stateDir: stateBase(io.env, io.userHome),
   };
+}
+
+/** The runner's path below kanon's data folder: `/hook-runner.mjs`, or in the project's own folder. */
+const runnerTail = (scope: Scope): string =>
+  scope.kind === "user"
+    ? "/hook-runner.mjs"
+    : `/projects/${basename(rootStateDir("/", scope.dir))}/hook-runner.mjs`;
+
+/**
+ * Whether the record may name `path` as this scope's hook runner: where hookMachine puts it, below a
+ * `kanon` data folder anywhere (XDG_DATA_HOME may have moved since the apply that wrote it).
+ */
+export function isRunnerPath(path: string, scope: Scope): boolean {
+  return (
+    isAbsolute(path) &&
+    resolve(path) === path &&
+    !path.includes("\u0000") &&
+    path.endsWith(`/kanon${runnerTail(scope)}`)
+  );
 }
 
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {
@@ -129,6 +149,7 @@ export async function loadValidated(
 }
 
 export interface Rendered extends Validated {
+  source: Source;
   files: TargetFile[];
   warnings: string[];
 }
@@ -176,7 +197,7 @@ export async function loadRendered(flags: GlobalFlags, io: Io): Promise<Rendered
         }
       : {}),
   });
-  return { ...v, files, warnings: [...v.loaded.warnings, ...warnings] };
+  return { ...v, source, files, warnings: [...v.loaded.warnings, ...warnings] };
 }
 
 /** The destination root of a scope: the ownership record is kept per root. */
@@ -195,7 +216,7 @@ export function stateDirOf(scope: Scope, io: Io): string {
  * decides what it takes out of a file the user shares by the manifests, never by the record alone.
  */
 export function recordOf(scope: Scope, io: Io): LoadedRecord {
-  let loaded = loadRootState(stateBase(io.env, io.userHome), rootOf(scope), io.fs);
+  let loaded = containRecord(loadRootState(stateBase(io.env, io.userHome), rootOf(scope), io.fs), scope);
   const why = loaded.record && undeclaredMerge(loaded.record, declaredMerges(AGENTS));
   if (why) {
     const path = join(loaded.dir, "record.json");
@@ -208,6 +229,51 @@ export function recordOf(scope: Scope, io: Io): LoadedRecord {
   }
   warn(io, loaded.warnings);
   return loaded;
+}
+
+/**
+ * The record as far as it names places kanon renders to (core/homes.ts agentDestinations): a path
+ * of any other shape — outside every agent's destination, `..` in it, an unknown agent — is left out
+ * with a warning, so that no record can make kanon write or delete there.
+ */
+function containRecord(loaded: LoadedRecord, scope: Scope): LoadedRecord {
+  const record = loaded.record;
+  if (!record) return loaded;
+  const byId = new Map(AGENTS.map((a) => [a.manifest.id, agentDestinations(a.manifest, scope)]));
+  const allowed = (path: string, agents: readonly string[]) =>
+    agents.some((id) => byId.get(id)?.(path) === true) || isRunnerPath(path, scope);
+  const warnings: string[] = [];
+  const keep = <T>(entries: Record<string, T>, agentsOf: (v: T) => string[]): Record<string, T> => {
+    const out: Record<string, T> = {};
+    for (const [path, v] of Object.entries(entries)) {
+      if (allowed(path, agentsOf(v))) out[path] = v;
+      else
+        warnings.push(
+          `the ownership record names ${JSON.stringify(path)} for ${agentsOf(v).join(", ")}, where kanon writes nothing; it is left alone`,
+        );
+    }
+    return out;
+  };
+  const files = keep(record.files, fileOwners);
+  const entries = keep(record.entries, (e) => [e.agent]);
+  const dirs = record.dirs.filter((d) => isAbsolute(d) && resolve(d) === d);
+  const known = new Set([...Object.keys(files), ...Object.keys(entries)]);
+  const interrupted = loaded.interrupted.filter(
+    (p) => known.has(p) || [...byId.values()].some((isDestination) => isDestination(p)),
+  );
+  if (
+    warnings.length === 0 &&
+    dirs.length === record.dirs.length &&
+    interrupted.length === loaded.interrupted.length
+  )
+    return loaded;
+  return {
+    ...loaded,
+    dir: loaded.dir,
+    record: { ...record, files, entries, dirs },
+    warnings: [...loaded.warnings, ...warnings],
+    interrupted,
+  };
 }
 
 export async function loadPlan(
@@ -223,6 +289,34 @@ export async function loadPlan(
     interrupted: record.interrupted,
     ...(io.fs ? { fs: io.fs } : {}),
   });
+  if (r.scope.kind === "project") assertInsideProject(plan, r.scope.dir, hookMachine(r.scope, io).runner);
   warn(io, plan.warnings);
   return { ...r, plan, record, warnings: [...r.warnings, ...record.warnings, ...plan.warnings] };
+}
+
+/**
+ * A project is often someone else's repository: a symlink in it (`CLAUDE.md -> ~/.bashrc`, `.claude
+ * -> ~/.ssh`) must not make kanon write outside it. Every file a change writes must be in the project
+ * once symlinks (of the file and of its folders) are resolved; otherwise nothing is written.
+ */
+function assertInsideProject(plan: Plan, dir: string, runner: string): void {
+  const root = realOrSelf(dir);
+  const real = new Map<string, string>();
+  const realDir = (d: string): string => {
+    let r = real.get(d);
+    if (r === undefined) {
+      r = existsSync(d) || dirname(d) === d ? realOrSelf(d) : join(realDir(dirname(d)), basename(d));
+      real.set(d, r);
+    }
+    return r;
+  };
+  for (const c of plan.changes) {
+    if (c.action === "delete") continue; // a delete unlinks the path itself, never a link's target
+    if (c.path === runner) continue; // kanon's hook runner, in kanon's data folder (hookMachine)
+    const target = join(realDir(dirname(c.path)), basename(c.path));
+    if (!isInside(root, target))
+      throw new KanonError(
+        `${c.file.path}: a symlink in the project points outside it (${target}); kanon writes only inside ${dir}, so nothing was written`,
+      );
+  }
 }

@@ -2,7 +2,7 @@
 import { Command, Option } from "commander";
 import { AGENTS } from "../agents/index.js";
 import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./command-table.js";
-import type { GlobalFlags, Io } from "./context.js";
+import { err, type GlobalFlags, type Io, out } from "./context.js";
 
 declare const __KANON_VERSION__: string;
 const VERSION = typeof __KANON_VERSION__ === "string" ? __KANON_VERSION__ : "0.0.0-dev";
@@ -31,8 +31,8 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
+      writeOut: (s) => out(io, s),
+      writeErr: (s) => err(io, s),
     });
   for (const o of GLOBAL_OPTIONS) program.addOption(option(o));
   let status = 0;

@@ -6,18 +6,16 @@
  */
 import {
   closeSync,
-  constants,
-  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
-  readSync,
   renameSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { ReadRefused, readBounded } from "../model/bounded-read.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
 
@@ -84,33 +82,17 @@ function exists(path: string): boolean {
 /** The files kanon's continuity commands and hooks read larger than this are refused (they are a few KiB). */
 export const MAX_FILE_BYTES = 1024 * 1024;
 
-/** A continuity file as text; null when it does not exist. Refuses a non-regular file or one too large. */
+/**
+ * A continuity file as text; null when it does not exist. Read by kanon's one bounded reader: a
+ * symbolic link, a file that is not regular or one larger than `max` bytes is refused.
+ */
 export function readSmallFile(path: string, max = MAX_FILE_BYTES): string | null {
-  let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    return readBounded(path, { limit: max, noFollow: true }).bytes.toString("utf8");
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return null;
-    if (code === "ELOOP")
-      throw new KanonError(`read ${path}: is a symbolic link; kanon reads only regular files`);
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if (e instanceof ReadRefused) throw new KanonError(`read ${e.message}`);
     throw new KanonError(`read ${path}: ${osErrorText(e)}`);
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new KanonError(`read ${path}: not a regular file`);
-    if (st.size > max) throw new KanonError(`read ${path}: larger than ${max} bytes`);
-    const buf = Buffer.alloc(max + 1);
-    let n = 0;
-    for (;;) {
-      const got = readSync(fd, buf, n, buf.length - n, null);
-      if (got === 0) break;
-      n += got;
-      if (n > max) throw new KanonError(`read ${path}: larger than ${max} bytes`);
-    }
-    return buf.toString("utf8", 0, n);
-  } finally {
-    closeSync(fd);
   }
 }
 

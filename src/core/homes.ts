@@ -6,6 +6,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import type { AgentManifest, ScopedPath } from "../model/manifest.js";
 import type { Scope } from "../model/types.js";
+import { segmentProblem } from "./names.js";
 
 export interface Homes {
   /** Variable name → absolute directory, for the variables that are set (see Scope.homes). */
@@ -64,4 +65,67 @@ export function agentPath(m: AgentManifest, p: ScopedPath, scope: Scope): string
   const rel = p[scope.kind];
   if (rel === null) return null;
   return scope.kind === "user" ? userPath(m, rel, scope) : join(scope.dir, rel);
+}
+
+/** Stands for "any folder" where an agent's home variable may point (a NUL is in no real path). */
+const ANY_DIR = "/\u0000";
+
+/**
+ * Whether a path is a place kanon renders a file of this agent: one of its files (instructions, MCP,
+ * hooks, each alternative name) or a file in a skill folder under its skill root, where the scope puts
+ * them, or where the agent's home variable (CODEX_HOME…) would put them when set to any folder (a
+ * file written with the variable set is removed once it is unset). The ownership record may name only
+ * such paths: a hand-edited or damaged one cannot make kanon write or delete anywhere else. Made once
+ * per agent and scope, then asked for each of the record's (thousands of) paths.
+ */
+export function agentDestinations(m: AgentManifest, scope: Scope): (path: string) => boolean {
+  const places = (p: ScopedPath): { here: string | null; suffix: string | null } => {
+    const here = agentPath(m, p, scope);
+    if (here === null || scope.kind !== "user" || !m.home) return { here, suffix: null };
+    const moved = agentPath(m, p, { ...scope, homes: { ...scope.homes, [m.home.name]: ANY_DIR } });
+    // The part below the variable's folder (`/AGENTS.md`), when the path moves with it.
+    return { here, suffix: moved?.startsWith(ANY_DIR) ? moved.slice(ANY_DIR.length) : null };
+  };
+  const files = [m.instructions, m.mcp.file, ...(m.mcp.alternatives ?? []), m.hooks.file].map(places);
+  const exact = new Set(files.map((f) => f.here).filter((h): h is string => h !== null));
+  const suffixes = files.map((f) => f.suffix).filter((x): x is string => x !== null);
+  const skills = places(m.skills.root);
+  const safe = new Map<string, boolean>();
+  const isSafe = (name: string) => {
+    let ok = safe.get(name);
+    if (ok === undefined) {
+      ok = segmentProblem(name) === null;
+      safe.set(name, ok);
+    }
+    return ok;
+  };
+  /** `rest` (what follows a skill root and `/`) is `<safe folder name>/<at least one more segment>`. */
+  const inSkill = (rest: string) => {
+    const slash = rest.indexOf("/");
+    return slash > 0 && slash < rest.length - 1 && isSafe(rest.slice(0, slash));
+  };
+  const skillPrefix = skills.here === null ? null : `${skills.here}/`;
+  return (path) => {
+    if (!isNormalAbsolute(path)) return false;
+    if (exact.has(path)) return true;
+    if (suffixes.some((x) => path.endsWith(x) && path.length > x.length + 1)) return true;
+    if (skillPrefix !== null && path.startsWith(skillPrefix) && inSkill(path.slice(skillPrefix.length)))
+      return true;
+    if (skills.suffix === null) return false;
+    // Moved: `<any folder><suffix>/<name>/…`, wherever the suffix stands in the path.
+    const marker = `${skills.suffix}/`;
+    for (let at = path.indexOf(marker, 1); at > 0; at = path.indexOf(marker, at + 1))
+      if (inSkill(path.slice(at + marker.length))) return true;
+    return false;
+  };
+}
+
+/** `/a/b` as path.resolve would leave it: absolute, no `//`, `.` or `..` segment, no final `/`, no NUL. */
+function isNormalAbsolute(path: string): boolean {
+  return (
+    path.startsWith("/") &&
+    !path.includes("\u0000") &&
+    !/\/\/|\/\.\.?(?:\/|$)/.test(path) &&
+    (path === "/" || !path.endsWith("/"))
+  );
 }

@@ -14,6 +14,7 @@ import { agentPath } from "./homes.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
 import type { McpDecision } from "./mcp.js";
+import { isInside, relativeProblem, segmentProblem } from "./names.js";
 import { providerSkillName } from "./skill-names.js";
 
 /** Bytes of instruction files that are not UTF-8 were decoded as escapes (formats/utf8.ts) and come back as they were. */
@@ -123,22 +124,41 @@ function renderSkills(agent: Agent, source: Source, root: string): TargetFile[] 
   };
   for (const skill of source.localSkills) {
     if (!targetsAgent(skill.targets, id)) continue;
-    claim(skill.name, `skill "${skill.name}"`);
-    for (const f of skill.files)
-      out.push({ agent: id, path: join(root, skill.name, f.rel), content: f.content, mode: f.mode });
+    const owner = `skill ${JSON.stringify(skill.name)}`;
+    claim(skill.name, owner);
+    const at = skillPaths(root, skill.name, owner);
+    for (const f of skill.files) out.push({ agent: id, path: at(f.rel), content: f.content, mode: f.mode });
   }
   for (const provider of source.providers) {
     if (!targetsAgent(provider.targets, id)) continue;
     for (const child of provider.children) {
       const name = providerSkillName(agent.manifest.skills.providerNaming, provider.name, child.name);
-      claim(name, `git skill provider "${provider.name}"`);
+      const owner = `git skill provider ${JSON.stringify(provider.name)}`;
+      claim(name, owner);
+      const at = skillPaths(root, name, `${owner} skill ${JSON.stringify(child.name)}`);
       for (const f of child.files) {
         const content = f.rel === "SKILL.md" ? source.renameSkillMd!(f.content, name) : f.content;
-        out.push({ agent: id, path: join(root, name, f.rel), content, mode: f.mode });
+        out.push({ agent: id, path: at(f.rel), content, mode: f.mode });
       }
     }
   }
   return out;
+}
+
+/**
+ * The destination boundary for skills: a skill named `name` writes only below `<root>/<name>/`, and
+ * only when `name` is one safe folder name and each file's path stays below that folder.
+ */
+function skillPaths(root: string, name: string, owner: string): (rel: string) => string {
+  const problem = segmentProblem(name);
+  if (problem) throw new KanonError(`${owner}: the skill name ${JSON.stringify(name)} ${problem}`);
+  const dir = join(root, name);
+  return (rel) => {
+    const path = join(dir, rel);
+    const bad = relativeProblem(rel) ?? (isInside(dir, path) ? null : "leaves the skill folder");
+    if (bad) throw new KanonError(`${owner}: the file ${JSON.stringify(rel)} ${bad}`);
+    return path;
+  };
 }
 
 /**

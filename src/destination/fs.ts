@@ -14,7 +14,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   renameSync,
   rmdirSync,
@@ -23,12 +22,14 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 
 export interface DestinationFs {
   /** lstat: null when nothing is there (ENOENT), a thrown error otherwise. */
   lstat(path: string): Stats | null;
   /** stat (symlinks followed): null when nothing is there. */
   stat(path: string): Stats | null;
+  /** A regular file's bytes, bounded (model/bounded-read.ts): a FIFO, a device or a socket is refused at once. */
   readFile(path: string): Buffer;
   readlink(path: string): string;
   readdir(path: string): string[];
@@ -47,7 +48,8 @@ export interface DestinationFs {
 export const realFs: DestinationFs = {
   lstat: (path) => lstatSync(path, { throwIfNoEntry: false }) ?? null,
   stat: (path) => statSync(path, { throwIfNoEntry: false }) ?? null,
-  readFile: (path) => readFileSync(path),
+  // Agents' files, the record, its history and backups: READ_LIMIT.destination and .state are one size.
+  readFile: (path) => readBounded(path, { limit: READ_LIMIT.destination }).bytes,
   readlink: (path) => readlinkSync(path),
   readdir: (path) => readdirSync(path),
   mkdir: (path, mode) => mkdirSync(path, { mode }),

@@ -9,6 +9,7 @@ import type { Stats } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
 import type { PlainObject } from "../formats/values.js";
+import { ReadRefused } from "../model/bounded-read.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { type AgentId, KanonError, type MergeSpec, type TargetFile } from "../model/types.js";
 import { renderedHandlers } from "./edit/handlers.js";
@@ -196,7 +197,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       continue; // a parent is a file, or unreadable: nothing kanon can delete there
     }
     if (!st || st.isDirectory()) continue;
-    const before = fs.readFile(path);
+    const before = readDestinationBytes(path, fs);
     const file: TargetFile = { agent: owned.agent, path, content: new Uint8Array(), mode: st.mode & 0o777 };
     changes.push({
       file,
@@ -378,7 +379,7 @@ function readDestination(
     const st = stat ?? fs.stat(path);
     if (!st) return null;
     if (st.isDirectory()) throw new KanonError(`cannot write ${path}: a directory is in the way`);
-    return { before: fs.readFile(path), mode: st.mode & 0o777 };
+    return { before: readDestinationBytes(path, fs), mode: st.mode & 0o777 };
   } catch (e) {
     if (e instanceof KanonError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
@@ -386,6 +387,16 @@ function readDestination(
     if (code === "ENOTDIR")
       throw new KanonError(`cannot write ${path}: a parent of it is a file, not a directory`);
     throw new KanonError(`read ${path}: ${osErrorText(e)}`);
+  }
+}
+
+/** A destination file's bytes, through the bounded reader (a FIFO or a device there is refused at once). */
+function readDestinationBytes(path: string, fs: DestinationFs): Buffer {
+  try {
+    return fs.readFile(path);
+  } catch (e) {
+    if (e instanceof ReadRefused) throw new KanonError(`read ${e.message}`);
+    throw e;
   }
 }
 

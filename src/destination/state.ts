@@ -18,6 +18,7 @@
 import { randomBytes } from "node:crypto";
 import { accessSync, constants } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
+import { fileKind, ReadRefused } from "../model/bounded-read.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
 import { ChangedError, linkNew, plannedDirs, removeLeftovers } from "./apply.js";
@@ -138,13 +139,13 @@ const kindOf = (id: string): OperationKind => (id.endsWith(IMPORT_SUFFIX) ? "imp
 
 /**
  * A file of the state directory (the record, a history entry, a backup) or a destination file undo
- * checks, read only if it is a regular file (a FIFO or a device there would hang or never end).
- * TODO(guard): one bounded regular-file reader for every read; this is the minimal local check.
+ * checks, read only if it is a regular file (a FIFO or a device there would hang or never end). The
+ * seam's reader refuses those too (model/bounded-read.ts); asking first keeps a test's fs honest.
  */
 function readRegular(path: string, fs: DestinationFs): Buffer {
   const st = fs.stat(path);
   if (!st) throw Object.assign(new Error("no such file or directory"), { code: "ENOENT" });
-  if (!st.isFile()) throw new Error("not a regular file");
+  if (!st.isFile()) throw new ReadRefused(path, `is ${fileKind(st)}, not a regular file`);
   return fs.readFile(path);
 }
 

@@ -3,12 +3,14 @@
  * `kanon import --merge` and the UI's import plan): instruction texts the home lacks, and for each
  * skill whether the home's `skills/<name>/` is missing, the same or different.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import { type InstructionFile, instructionPath, type KanonConfig } from "../model/config.js";
 import type { TreeFile } from "../model/source.js";
 import { hashSkillFiles } from "../providers/hash.js";
 import { readTree } from "../providers/tree.js";
+import { realOrSelf } from "../source/home-files.js";
 import type { HomeFile, Imported } from "./read.js";
 import type { SkillMerge } from "./yaml.js";
 
@@ -48,7 +50,7 @@ export async function compareWithHome(
       skills.push({ name, targets, home: "missing", files, ours: [] });
       continue;
     }
-    const ours = await readTree(dir, { followFileSymlinks: true });
+    const ours = await readTree(dir, { followFileSymlinksWithin: realOrSelf(home) });
     const theirs = files.map((f) => ({ ...f, rel: f.rel.slice(`skills/${name}/`.length) }));
     const same = hashSkillFiles(ours) === hashSkillFiles(theirs);
     skills.push({ name, targets, home: same ? "same" : "differs", files, ours });
@@ -57,7 +59,9 @@ export async function compareWithHome(
   // Instructions: a text the home already has is kept; a new one gets a free file name.
   const homeTexts = existing.instructions.files.map((f) => {
     try {
-      return readFileSync(join(home, instructionPath(f)), "utf8").trim();
+      return readBounded(join(home, instructionPath(f)), { limit: READ_LIMIT.home })
+        .bytes.toString("utf8")
+        .trim();
     } catch {
       return null;
     }

@@ -5,9 +5,10 @@
  * its comments and layout, plus the files the unit writes), so that only the selected ones are
  * written. Entries the home already has are no units at all.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { type Change, symlinkTarget } from "../destination/plan.js";
+import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import type { KanonConfig } from "../model/config.js";
 import { compareBytes } from "../model/text.js";
 import { normalizeConfig } from "../source/load.js";
@@ -66,7 +67,7 @@ export async function importPlan(state: HomeState, imported: Imported): Promise<
     skills: compared.skills,
     force: true,
   });
-  const configBefore = state.existing ? readFileSync(state.config) : null;
+  const configBefore = state.existing ? readBounded(state.config, { limit: READ_LIMIT.home }).bytes : null;
   const configMode = state.existing ? statSync(state.config).mode & 0o7777 : null;
   const configWrite = (unitEdits: readonly MergeEdit[]): HomeWrite[] =>
     unitEdits.length === 0
@@ -206,7 +207,7 @@ function fileWrites(home: string, files: readonly HomeFile[]): HomeWrite[] {
   for (const f of files) {
     const path = join(home, f.rel);
     const st = statSync(path, { throwIfNoEntry: false });
-    const before = st?.isFile() ? readFileSync(path) : null;
+    const before = st?.isFile() ? readBounded(path, { limit: READ_LIMIT.home }).bytes : null;
     const beforeMode = st ? st.mode & 0o7777 : null;
     if (before?.equals(f.content) && beforeMode === f.mode) continue;
     out.push({ path, action: st ? "update" : "create", before, after: f.content, mode: f.mode, beforeMode });

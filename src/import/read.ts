@@ -3,7 +3,7 @@
  * skill files it references (reference §5.8). This is the edge that reads the disk; the reverse maps
  * live in each agent's folder and in core/import.
  */
-import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
@@ -14,15 +14,20 @@ import { type FoundServer, importServers } from "../core/import/mcp.js";
 import { readMcpEntry } from "../core/import/mcp-entry.js";
 import { secretWarnings } from "../core/import/secrets.js";
 import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
+import { nameProblem, segmentProblem } from "../core/names.js";
 import { providerSkillName } from "../core/skill-names.js";
+import { nestingProblem } from "../formats/nesting.js";
 import { isPlainObject } from "../formats/values.js";
-import type { InstructionFile, KanonConfig, SkillEntry } from "../model/config.js";
+import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
+import type { InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
+import { osErrorText } from "../model/fs-errors.js";
 import type { Agent, AgentImport, AgentManifest, ScopedPath } from "../model/manifest.js";
 import type { Source, TreeFile } from "../model/source.js";
 import { compareBytes, trimSpace } from "../model/text.js";
 import { KanonError, type Scope } from "../model/types.js";
 import { hashSkillFiles } from "../providers/hash.js";
 import { readTree } from "../providers/tree.js";
+import { RESERVED_NAMES, unwritableChar } from "../source/limits.js";
 
 export const INSTRUCTION_POLICIES = ["auto", "merge", "per-agent", "skip"] as const;
 
@@ -107,6 +112,11 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
       );
     const text = readText(hookPath, warnings);
     if (text === null) continue;
+    const deep = nestingProblem(text, hookPath.endsWith(".toml") ? "toml" : "jsonc");
+    if (deep) {
+      warnings.push(`could not parse ${hookPath}: ${deep}`);
+      continue;
+    }
     try {
       const read = reader.readHooks(text, hookPath);
       if (m.import.hookFile && read.document !== undefined)
@@ -121,15 +131,63 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
   const neutralHooks = importHooks(hooks, o.allAgents, o.scope.kind, o.hookNames);
   warnings.push(...mcp.warnings, ...neutralHooks.warnings);
 
-  const config: KanonConfig = {
-    version: 1,
-    instructions: { files: instructions.files },
-    skills,
-    mcp: { servers: mcp.servers },
-    hooks: neutralHooks.hooks,
-    metadata: { generated_by: "kanon import" },
-  };
+  const config: KanonConfig = writable(
+    {
+      version: 1,
+      instructions: { files: instructions.files },
+      skills,
+      mcp: { servers: mcp.servers },
+      hooks: neutralHooks.hooks,
+      metadata: { generated_by: "kanon import" },
+    },
+    files,
+    warnings,
+  );
   return { config: homeAgents(config, options.allAgents, universe, instructions.found), files, warnings };
+}
+
+/**
+ * What kanon.yaml can hold: a server, hook or skill whose name kanon.yaml would refuse (a newline,
+ * `constructor`, a skill name that is not one safe folder name) or with a value holding a NUL is left
+ * out with a warning, so that `import --write` never writes a kanon.yaml that kanon then rejects.
+ */
+function writable(c: KanonConfig, files: HomeFile[], warnings: string[]): KanonConfig {
+  const bad = (value: unknown): string | null => {
+    if (typeof value === "string") return unwritableChar(value, false);
+    if (Array.isArray(value)) return value.map(bad).find((p) => p !== null) ?? null;
+    if (!isPlainObject(value)) return null;
+    for (const [k, v] of Object.entries(value)) {
+      const problem = RESERVED_NAMES.has(k) ? `has the key ${JSON.stringify(k)}` : unwritableChar(k, true);
+      if (problem) return problem;
+      const inner = bad(v);
+      if (inner) return inner;
+    }
+    return null;
+  };
+  const nameIssue = (name: string) =>
+    RESERVED_NAMES.has(name) ? "is reserved" : (unwritableChar(name, true) ?? nameProblem(name));
+  const servers: Record<string, McpServer> = {};
+  for (const [name, server] of Object.entries(c.mcp.servers)) {
+    const problem = nameIssue(name) ?? bad(server);
+    if (problem)
+      warnings.push(`skipped mcp server ${JSON.stringify(name)}: ${problem}, which kanon.yaml cannot hold`);
+    else servers[name] = server;
+  }
+  const hooks = c.hooks.filter((h) => {
+    const problem = nameIssue(h.name) ?? bad(h);
+    if (problem)
+      warnings.push(`skipped hook ${JSON.stringify(h.name)}: ${problem}, which kanon.yaml cannot hold`);
+    return !problem;
+  });
+  const skills = c.skills.filter((s) => {
+    const problem = s.git ? null : segmentProblem(s.name ?? "");
+    if (!problem) return true;
+    warnings.push(`skipped skill ${JSON.stringify(s.name)}: the name ${problem}`);
+    const prefix = `skills/${s.name}/`;
+    for (let i = files.length - 1; i >= 0; i--) if (files[i]!.rel.startsWith(prefix)) files.splice(i, 1);
+    return false;
+  });
+  return { ...c, skills, mcp: { servers }, hooks };
 }
 
 /**
@@ -176,11 +234,11 @@ function homeAgents(
 function readText(path: string, warnings: string[]): string | null {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBounded(path, { limit: READ_LIMIT.destination }).bytes.toString("utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR")
-      warnings.push(`could not read ${path}: ${(e as Error).message}`);
+      warnings.push(`could not read ${path}: ${e instanceof ReadRefused ? e.reason : osErrorText(e)}`);
     return null;
   }
   return text.trim() === "" ? null : text;
@@ -188,6 +246,8 @@ function readText(path: string, warnings: string[]): string | null {
 
 function parseDocument(text: string, format: "json" | "jsonc" | "toml"): unknown {
   const body = text.replace(/^\uFEFF/, "");
+  const deep = nestingProblem(body, format);
+  if (deep) throw new Error(deep);
   if (format === "toml") return parseToml(body);
   if (format === "json") return JSON.parse(body);
   const errors: ParseError[] = [];

@@ -11,7 +11,9 @@ const TEXT: Record<string, string> = {
 };
 
 export function osErrorText(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
+  const err = e as NodeJS.ErrnoException & { reason?: string };
+  // A file model/bounded-read.ts refused: why (the caller names the path).
+  if (typeof err.reason === "string") return err.reason;
   return (err.code && TEXT[err.code]) || err.message;
 }
 

@@ -3,8 +3,8 @@
  * the file exists). Kept apart from lock.ts, whose lock commands need git, so that rendering without
  * providers loads none of that.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import { compareBytes, goQuote } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import { LOCK_VERSION, type Lock, type LockEntry } from "./lock-types.js";
@@ -43,7 +43,7 @@ export function validateLock(lock: Lock): string[] {
 export async function loadLock(home: string): Promise<Lock | null> {
   let text: string;
   try {
-    text = await readFile(lockPath(home), "utf8");
+    text = readBounded(lockPath(home), { limit: READ_LIMIT.home }).bytes.toString("utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;

@@ -1,21 +1,28 @@
 /** Reading a skill directory into memory, so that rendering stays a pure function of the source. */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { isInside } from "../core/names.js";
+import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
 import type { TreeFile } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
 
 export interface ReadTreeOptions {
-  /** Read symlinked files as the files they point to (local skills); otherwise see onSymlink. */
-  followFileSymlinks?: boolean;
+  /**
+   * Read a symlinked file as the file it points to (local skills), when its real path is inside this
+   * folder (the Kanon home): a link that leaves it is refused, like a special file. Without it, see
+   * onSymlink.
+   */
+  followFileSymlinksWithin?: string;
   /** Called for a symlink inside the tree that is not followed: return to skip it, or throw to reject the tree. */
   onSymlink?: (rel: string) => void;
-  /** Called for a special file (socket, fifo, device). */
+  /** Called for a special file (socket, fifo, device); without it, one is refused. */
   onSpecial?: (rel: string) => void;
 }
 
 /**
  * Every regular file under `root` in lexical walk order (names sorted byte-wise at each level, as
  * Go's filepath.WalkDir does, which the provider content hash depends on), skipping `.git` folders.
+ * Each file is read through the bounded reader (a regular file, at most READ_LIMIT.home bytes).
  * Synchronous reads: for many small files they are several times faster than the promise API, and
  * a command has nothing else to do meanwhile.
  */
@@ -25,6 +32,12 @@ export async function readTree(root: string, options: ReadTreeOptions = {}): Pro
 
 function readTreeSync(root: string, options: ReadTreeOptions = {}): TreeFile[] {
   const files: TreeFile[] = [];
+  const within = options.followFileSymlinksWithin;
+  const special =
+    options.onSpecial ??
+    ((rel: string) => {
+      throw new ReadRefused(join(root, rel), "is not a regular file");
+    });
   const walk = (dir: string, prefix: string): void => {
     const entries = readdirSync(dir, { withFileTypes: true });
     entries.sort((a, b) => compareBytes(a.name, b.name));
@@ -34,13 +47,20 @@ function readTreeSync(root: string, options: ReadTreeOptions = {}): TreeFile[] {
       if (entry.isDirectory()) {
         if (entry.name !== ".git") walk(abs, rel);
       } else if (entry.isSymbolicLink()) {
-        const target = options.followFileSymlinks ? statSync(abs, { throwIfNoEntry: false }) : undefined;
-        if (target?.isFile()) files.push({ rel, content: readFileSync(abs), mode: target.mode & 0o777 });
-        else options.onSymlink?.(rel);
+        if (within === undefined) {
+          options.onSymlink?.(rel);
+          continue;
+        }
+        const real = realPath(abs);
+        if (real === null) continue; // dangling: nothing to read (as before)
+        if (!isInside(within, real)) throw new ReadRefused(abs, `is a symlink to ${real}, outside ${within}`);
+        const file = readSymlinked(abs);
+        if (file) files.push({ rel, content: file.bytes, mode: file.mode });
       } else if (entry.isFile()) {
-        files.push({ rel, ...readRegularFile(abs) });
+        const { bytes, mode } = readBounded(abs, { limit: READ_LIMIT.home, noFollow: true });
+        files.push({ rel, content: bytes, mode });
       } else {
-        options.onSpecial?.(rel);
+        special(rel);
       }
     }
   };
@@ -48,25 +68,20 @@ function readTreeSync(root: string, options: ReadTreeOptions = {}): TreeFile[] {
   return files;
 }
 
-/**
- * A regular file's bytes and permission bits, from one open: the fstat that gives the size also
- * gives the mode (a second stat per file costs a large home thousands of system calls).
- */
-function readRegularFile(path: string): { content: Buffer; mode: number } {
-  const fd = openSync(path, "r");
+function realPath(path: string): string | null {
   try {
-    const { size, mode } = fstatSync(fd);
-    // Empty by its size: read to the end anyway (as readFileSync does), in case it is not.
-    if (size === 0) return { content: readFileSync(fd), mode: mode & 0o777 };
-    const content = Buffer.allocUnsafe(size);
-    let read = 0;
-    while (read < size) {
-      const n = readSync(fd, content, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return { content: read < size ? content.subarray(0, read) : content, mode: mode & 0o777 };
-  } finally {
-    closeSync(fd);
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** A followed symlink's file; null when it points at a directory (skipped, as before). */
+function readSymlinked(path: string): { bytes: Buffer; mode: number } | null {
+  try {
+    return readBounded(path, { limit: READ_LIMIT.home });
+  } catch (e) {
+    if (e instanceof ReadRefused && e.reason.startsWith("is a directory")) return null;
+    throw e;
   }
 }

@@ -1,8 +1,8 @@
 /** Finding the Kanon home and reading kanon.yaml into a typed `KanonConfig`. */
-import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";
 import { decodeBytes, ESCAPED_BYTE } from "../formats/utf8.js";
+import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
 import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import type { Paths } from "../model/source.js";
 import { KanonError } from "../model/types.js";
@@ -59,8 +59,12 @@ export function configSchema(agentIds: readonly string[]): Schema {
 export async function loadConfig(paths: Paths, agentIds: readonly string[]): Promise<LoadedConfig> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(paths.config);
+    bytes = readBounded(paths.config, { limit: READ_LIMIT.home }).bytes;
   } catch (e) {
+    if (e instanceof ReadRefused) {
+      if (e.reason.startsWith("is a directory")) throw new KanonError(`read ${paths.config}: is a directory`);
+      throw new KanonError(`read ${e.message}`);
+    }
     const err = e as NodeJS.ErrnoException;
     if (err.code === "ENOENT") {
       throw new ConfigMissingError(

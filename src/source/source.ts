@@ -3,16 +3,18 @@
  * that rendering itself is a pure function of the returned `Source`.
  */
 import { statSync } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBytes } from "../formats/utf8.js";
+import { ReadRefused } from "../model/bounded-read.js";
 import { instructionPath, instructionTargets, type KanonConfig } from "../model/config.js";
-import { statError } from "../model/fs-errors.js";
+import { osErrorText, statError } from "../model/fs-errors.js";
 import type { InstructionText, LocalSkill, Paths, ProviderSkills, Source } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import type { Lock } from "../providers/lock-types.js";
 import { readTree } from "../providers/tree.js";
+import { homePathProblem, homeRead, readHomeFile } from "./home-files.js";
 import { resolveHomePath } from "./load.js";
 
 export interface LoadSourceOptions {
@@ -59,8 +61,10 @@ async function loadInstructions(config: KanonConfig, paths: Paths): Promise<Inst
       const rel = instructionPath(file);
       const abs = resolveHomePath(rel, paths.home, paths.userHome);
       try {
-        return { text: decodeBytes(await readFile(abs)), targets: instructionTargets(file) };
+        const bytes = readHomeFile(homeRead(abs, paths.home, false));
+        return { text: decodeBytes(bytes), targets: instructionTargets(file) };
       } catch (e) {
+        if (e instanceof ReadRefused) throw new KanonError(`instruction "${rel}": ${e.message}`);
         throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
       }
     }),
@@ -131,7 +135,21 @@ async function loadLocalSkills(config: KanonConfig, paths: Paths): Promise<Local
     plan.map(async (p) => ({
       name: p.name,
       targets: p.targets,
-      files: await readTree(p.dir, { followFileSymlinks: true }),
+      files: await readSkill(p.name, p.dir, paths.home),
     })),
   );
+}
+
+/** A local skill's files, read as the home's files (home-files.ts): links stay in, nothing special. */
+async function readSkill(name: string, dir: string, home: string) {
+  const read = homeRead(dir, home, true);
+  try {
+    const problem = homePathProblem(read, true);
+    if (problem) throw new ReadRefused(dir, problem);
+    return await readTree(dir, { followFileSymlinksWithin: read.within! });
+  } catch (e) {
+    if (e instanceof ReadRefused) throw new KanonError(`skill ${JSON.stringify(name)}: ${e.message}`);
+    const err = e as NodeJS.ErrnoException;
+    throw new KanonError(`skill ${JSON.stringify(name)}: read ${err.path ?? dir}: ${osErrorText(e)}`);
+  }
 }

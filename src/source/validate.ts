@@ -3,7 +3,7 @@
  * capability check: a hook whose targets name an agent that cannot run it is an error; a hook that
  * targets an agent only implicitly (targets omitted or `all`) is left out for it with a warning.
  */
-import { statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { continuityDecisions } from "../core/hooks/continuity.js";
 import { BUILTIN_PREFIX, type HookMachine, hookEnvelope } from "../core/hooks/envelope.js";
@@ -25,6 +25,7 @@ import {
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
 import { decideServer, type McpDecision } from "../core/mcp.js";
+import { nameProblem, segmentProblem } from "../core/names.js";
 import { instructionPath, instructionTargets, type KanonConfig, type McpServer } from "../model/config.js";
 import { envRefs, envValue } from "../model/env.js";
 import { statError } from "../model/fs-errors.js";
@@ -34,6 +35,7 @@ import { compareBytes } from "../model/text.js";
 import type { Scope } from "../model/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { closest } from "./did-you-mean.js";
+import { homePathProblem, homeRead } from "./home-files.js";
 import { resolveHomePath } from "./load.js";
 import { continuityErrors } from "./validate-continuity.js";
 
@@ -99,7 +101,8 @@ export async function validateConfig(
     }
     const abs = resolveHomePath(rel, paths.home, paths.userHome);
     try {
-      statSync(abs);
+      const problem = homePathProblem(homeRead(abs, paths.home, false), false);
+      if (problem) errors.push(`${where}instruction "${rel}": ${abs} ${problem}`);
     } catch (e) {
       errors.push(`${where}instruction "${rel}": ${statError(abs, e)}`);
     }
@@ -120,6 +123,12 @@ export async function validateConfig(
       errors.push(`${where}skill name cannot be empty`);
       continue;
     }
+    const unsafe = segmentProblem(name);
+    if (unsafe) {
+      // It names the folder the skill is written to: `../../.ssh` would write outside every agent's.
+      errors.push(`${at("skills", i, "name")}skill ${JSON.stringify(name)}: the name ${unsafe}`);
+      continue;
+    }
     if (skill.include)
       errors.push(`${at("skills", i, "include")}skill "${name}" cannot use include without git`);
     if (skill.exclude)
@@ -134,10 +143,14 @@ export async function validateConfig(
     const skillMd = join(dir, "SKILL.md");
     try {
       statSync(skillMd);
+      const problem = homePathProblem(homeRead(dir, paths.home, true), true);
+      if (problem) errors.push(`${where}skill "${name}": ${dir} ${problem}`);
     } catch (e) {
       errors.push(`${where}skill "${name}": ${statError(skillMd, e)}`);
     }
   }
+
+  errors.push(...skillFolderErrors(config, paths));
 
   const mcp: McpDecision[] = [];
   const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => compareBytes(a, b));
@@ -146,6 +159,11 @@ export async function validateConfig(
     const where = at("mcp", "servers", name);
     if (!name.trim()) {
       errors.push(`${where}mcp server name cannot be empty`);
+      continue;
+    }
+    const unshowable = nameProblem(name);
+    if (unshowable) {
+      errors.push(`${where}mcp server ${JSON.stringify(name)}: the name ${unshowable}`);
       continue;
     }
     for (const t of badTargets(server.targets))
@@ -218,6 +236,30 @@ export async function validateConfig(
     );
   }
   return { errors, warnings, decisions, mcp };
+}
+
+/**
+ * Folders under skills/ render under their own names (source/source.ts): one that is not a safe folder
+ * name (a name with a control character, a leading `-`) is refused here as render would refuse it.
+ */
+function skillFolderErrors(config: KanonConfig, paths: Paths): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(paths.home, "skills"), { withFileTypes: true });
+  } catch {
+    return []; // no skills/ folder; an unreadable one is reported when the source is loaded
+  }
+  const disabled = new Set(
+    config.skills.filter((s) => !s.git && s.enabled === false).map((s) => (s.name ?? "").trim()),
+  );
+  const errors: string[] = [];
+  for (const d of entries) {
+    if (!d.isDirectory() || d.name.startsWith(".") || disabled.has(d.name)) continue;
+    const problem = segmentProblem(d.name);
+    if (problem && existsSync(join(paths.home, "skills", d.name, "SKILL.md")))
+      errors.push(`skill ${JSON.stringify(d.name)} (skills/${d.name}/): the folder name ${problem}`);
+  }
+  return errors;
 }
 
 /**
@@ -337,6 +379,12 @@ function checkHooks(
     };
     if (!hook.name.trim()) {
       errors.push(`${at("hooks", index)}hook name cannot be empty`);
+      invalid.add(index);
+      continue;
+    }
+    const unshowable = nameProblem(hook.name);
+    if (unshowable) {
+      errors.push(`${at("hooks", index, "name")}hook ${JSON.stringify(hook.name)}: the name ${unshowable}`);
       invalid.add(index);
       continue;
     }

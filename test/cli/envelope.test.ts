@@ -5,7 +5,7 @@
  * context lands; `kanon schema --envelope` describes what the runner hands a hook.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
@@ -96,7 +96,7 @@ describe("apply", () => {
     expect(diff.stdout).toContain(`DELETE ${join(s.home, RUNNER)} (`);
     expect((await s.k("apply", "--yes")).status).toBe(0);
     expect(s.exists(RUNNER)).toBe(false);
-    expect((await s.k("undo", "--yes")).status).toBe(0);
+    expect(await s.k("undo", "--yes")).toMatchObject({ status: 0, stderr: "" });
     expect(s.exists(RUNNER)).toBe(true);
   });
 
@@ -112,6 +112,40 @@ describe("apply", () => {
         `==> \\[claude\\] ${join(s.work, "data", "kanon", "projects")}/project-[0-9a-f]{12}/hook-runner\\.mjs`,
       ),
     );
+  });
+});
+
+describe("the runner and the destination boundary", () => {
+  it("apply --project writes the project's runner in kanon's data folder, and removes it with the last neutral hook", async () => {
+    s.writeHome(HOME);
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    const k = (...args: string[]) => s.k("--project", project, "--agent", "claude", ...args);
+    const apply = await k("apply", "--yes");
+    expect(apply).toMatchObject({ status: 0, stderr: "" });
+    const [runner] = readdirSync(join(s.home, ".local/share/kanon/projects"));
+    const path = join(s.home, ".local/share/kanon/projects", runner!, "hook-runner.mjs");
+    expect(readFileSync(path, "utf8")).toContain("kanon's hook runner");
+    expect(await k("diff")).toMatchObject({ status: 0, stdout: "No changes.\n", stderr: "" });
+    s.writeHome(HOME.replace("envelope: neutral", "envelope: native"));
+    expect((await k("diff")).stdout).toContain(`DELETE ${path} (`);
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("the record may name the runner where an earlier XDG_DATA_HOME put it", async () => {
+    s.writeHome(HOME);
+    const old = join(s.work, "old-data");
+    expect((await s.run(["--home", s.kh, "apply", "--yes"], { env: { XDG_DATA_HOME: old } })).status).toBe(0);
+    const runner = join(old, "kanon/hook-runner.mjs");
+    expect(existsSync(runner)).toBe(true);
+    // Without XDG_DATA_HOME the runner moves: the old copy is the record's and is taken away.
+    const diff = await s.k("diff");
+    expect(diff.stderr).toBe("");
+    expect(diff.stdout).toContain(`DELETE ${runner} (`);
+    expect((await s.k("apply", "--yes")).status).toBe(0);
+    expect(existsSync(runner)).toBe(false);
+    expect(s.exists(RUNNER)).toBe(true);
   });
 });
 

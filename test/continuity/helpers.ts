@@ -8,9 +8,17 @@ import { afterAll, afterEach, beforeEach } from "vitest";
 import { type ProjectFiles, projectFiles } from "../../src/continuity/files.js";
 import { ROOT } from "../support/cli.js";
 
-/** A fresh project folder for each test of the calling file. */
+let workerDir: string | undefined;
+
+/** A fresh project folder for each test of the calling file (and its worker script removed after it). */
 export function projectPerTest(): { readonly files: ProjectFiles; readonly dir: string } {
   let dir: string | undefined;
+  // Here, not at the top of this module: test files share modules (vitest runs them without
+  // isolation), so a module-level afterAll would run after the first file only.
+  afterAll(() => {
+    if (workerDir) rmSync(workerDir, { recursive: true, force: true });
+    workerDir = undefined;
+  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "kanon-continuity-"));
   });
@@ -27,11 +35,6 @@ export function projectPerTest(): { readonly files: ProjectFiles; readonly dir: 
     },
   };
 }
-
-let workerDir: string | undefined;
-afterAll(() => {
-  if (workerDir) rmSync(workerDir, { recursive: true, force: true });
-});
 
 /** test/continuity/worker.ts bundled once per file, so that other Node processes run the real store. */
 function worker(): string {

@@ -9,6 +9,8 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
+  symlinkSync,
   unlinkSync,
   utimesSync,
   writeFileSync,
@@ -91,7 +93,23 @@ describe("waypoint store", () => {
   it("refuses a waypoint.json larger than 1 MiB", () => {
     mkdirSync(p.files.dir, { recursive: true });
     writeFileSync(p.files.waypoint, " ".repeat(1024 * 1024 + 1));
-    expect(() => readWaypoint(p.files)).toThrow(/larger than 1048576 bytes/);
+    expect(() => readWaypoint(p.files)).toThrow(
+      `read ${p.files.waypoint}: is larger than kanon reads (1 MiB; at most 1 MiB)`,
+    );
+  });
+
+  it("refuses a waypoint.json that is a symbolic link, a FIFO or a folder", () => {
+    mkdirSync(p.files.dir, { recursive: true });
+    symlinkSync("/etc/hostname", p.files.waypoint);
+    expect(() => readWaypoint(p.files)).toThrow(`read ${p.files.waypoint}: is a symbolic link`);
+    rmSync(p.files.waypoint);
+    spawnSync("mkfifo", [p.files.waypoint]);
+    expect(() => readWaypoint(p.files)).toThrow(`read ${p.files.waypoint}: is a FIFO, not a regular file`);
+    rmSync(p.files.waypoint);
+    mkdirSync(p.files.waypoint);
+    expect(() => readWaypoint(p.files)).toThrow(
+      `read ${p.files.waypoint}: is a directory, not a regular file`,
+    );
   });
 
   it("leaves no temporary file behind", () => {

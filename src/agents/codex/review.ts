@@ -3,7 +3,7 @@
  * hashes Codex computes for them (trust.ts), compared with those recorded in the user's Codex
  * config. Read only: kanon never writes trust entries.
  */
-import { readFile } from "node:fs/promises";
+import { READ_LIMIT, readBounded } from "../../model/bounded-read.js";
 import type { GateCheckInput, GatedHook } from "../../model/manifest.js";
 
 const STATE_TEXT = {
@@ -17,7 +17,10 @@ export async function codexGatedHooks(
 ): Promise<{ hooks: GatedHook[]; warnings: string[] }> {
   // Codex reads trust only from the user config, for project hooks too.
   const configPath = input.userPath(".codex/config.toml");
-  const configToml = await readFile(configPath, "utf8").catch(() => null);
+  let configToml: string | null = null;
+  try {
+    configToml = readBounded(configPath, { limit: READ_LIMIT.destination }).bytes.toString("utf8");
+  } catch {}
   const { codexHookTrust } = await import("./trust.js");
   const report = codexHookTrust({ hooks: input.content, hooksPath: input.path, configToml });
   const warnings: string[] = [];

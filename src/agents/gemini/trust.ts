@@ -4,9 +4,10 @@
  * Gemini 0.61.0's: GEMINI_CLI_TRUST_WORKSPACE, `security.folderTrust.enabled` in the user settings,
  * then the longest matching rule of trustedFolders.json (TRUST_PARENT trusts the rule's parent).
  */
-import { readFile } from "node:fs/promises";
+
 import { dirname, join, relative, resolve } from "node:path";
 import { type ParseError, parse as parseJsonc } from "jsonc-parser";
+import { READ_LIMIT, readBounded } from "../../model/bounded-read.js";
 import type { GateCheckInput, GatedHook } from "../../model/manifest.js";
 
 export async function geminiGatedHooks(
@@ -68,8 +69,12 @@ async function projectTrust(
 
 /** The parsed file; undefined when it does not exist, null when it does not parse. */
 async function readJsonc(path: string): Promise<unknown> {
-  const text = await readFile(path, "utf8").catch(() => undefined);
-  if (text === undefined) return undefined;
+  let text: string;
+  try {
+    text = readBounded(path, { limit: READ_LIMIT.destination }).bytes.toString("utf8");
+  } catch {
+    return undefined;
+  }
   const errors: ParseError[] = [];
   const value = parseJsonc(text, errors, { allowTrailingComma: true, allowEmptyContent: true });
   return errors.length > 0 ? null : value;

@@ -33,7 +33,7 @@ import { locator } from "../../source/decode.js";
 import { closest } from "../../source/did-you-mean.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { continuityErrors } from "../../source/validate-continuity.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { err, type GlobalFlags, type Io, out, warn } from "../context.js";
 import { pathsOf } from "../pipeline.js";
 
 /** The project's continuity files: --project, else the project root of the working directory. */
@@ -180,7 +180,7 @@ async function stepContext(flags: GlobalFlags, io: Io): Promise<StepContext> {
     hooks: config?.stage_hooks ?? [],
     env: io.env,
     writer: writerFromEnv(io.env),
-    output: (chunk) => io.stderr.write(chunk),
+    output: (chunk) => err(io, chunk),
     warn: (m) => warn(io, [m]),
   };
 }
@@ -196,7 +196,7 @@ function knownStage(stages: readonly StageRef[], stage: string): string {
 
 function report(io: Io, outcome: StepOutcome): number {
   if (!outcome.ok) {
-    io.stderr.write(`${outcome.message}\n`);
+    err(io, `${outcome.message}\n`);
     return outcome.code;
   }
   out(io, `${outcome.message}\n`);

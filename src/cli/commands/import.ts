@@ -1,5 +1,5 @@
 /** `kanon import` (alias `add`): the machine's agent settings → a Kanon home (reference §1.3.8, §5.8). */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_IDS } from "../../agents/index.js";
 import { ChangedError } from "../../destination/apply.js";
@@ -9,9 +9,10 @@ import { compareWithHome } from "../../import/home.js";
 import { homeChange } from "../../import/plan.js";
 import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
+import { READ_LIMIT, readBounded } from "../../model/bounded-read.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { err, type GlobalFlags, type Io, out, warn } from "../context.js";
 import { type MachineFlags, readMachine } from "../import-machine.js";
 import { pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 
@@ -79,7 +80,7 @@ async function mergeCommand(
   }
 
   // The bytes merged into: kanon.yaml is written only if it still holds them (checked at the rename).
-  const original = readFileSync(paths.config);
+  const original = readBounded(paths.config, { limit: READ_LIMIT.home }).bytes;
   const merged = mergeConfigYaml({
     text: original.toString("utf8"),
     existing,
@@ -88,7 +89,7 @@ async function mergeCommand(
     skills: home.skills,
     force,
   });
-  for (const c of [...conflicts, ...merged.conflicts]) io.stderr.write(`conflict: ${c}\n`);
+  for (const c of [...conflicts, ...merged.conflicts]) err(io, `conflict: ${c}\n`);
   if (!opts.write) {
     out(io, merged.text);
     return;
@@ -145,7 +146,7 @@ function newFile(path: string, content: Uint8Array, mode: number, before?: Buffe
   return homeChange({
     path,
     action: st ? "update" : "create",
-    before: before ?? (st?.isFile() ? readFileSync(path) : null),
+    before: before ?? (st?.isFile() ? readBounded(path, { limit: READ_LIMIT.home }).bytes : null),
     after: content,
     mode,
     beforeMode: st ? st.mode & 0o7777 : null,

@@ -1,13 +1,18 @@
 /** render, diff and apply: the target state, its difference from disk, and writing it. */
+import { isAbsolute, resolve } from "node:path";
+import { AGENTS } from "../../agents/index.js";
+import { agentDestinations } from "../../core/homes.js";
+import { maskSecretLines } from "../../core/secrets.js";
 import { applyChanges, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyPlan } from "../../destination/apply-plan.js";
 import { dryRunFs, realFs } from "../../destination/fs.js";
 import type { Change } from "../../destination/plan.js";
 import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
-import { KanonError, type TargetFile } from "../../model/types.js";
-import { type GlobalFlags, type Io, out, progressOf } from "../context.js";
+import { KanonError, type Scope, type TargetFile } from "../../model/types.js";
+import { type GlobalFlags, type Io, out, outPainted, progressOf, readLine } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
-import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
+import { rememberApplied, reviewArrivals } from "../hook-review.js";
+import { isRunnerPath, loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
   const r = await loadRendered(flags, io);
@@ -22,8 +27,9 @@ export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }
  * `==> [agent] path` then the content, files separated by a blank line (the Go original's format).
  * Built from the content bytes as they are: a large home renders megabytes of skill files.
  */
-export function renderListing(files: readonly TargetFile[]): Buffer {
-  if (files.length === 0) return Buffer.from("No target files.\n");
+export function renderListing(targets: readonly TargetFile[]): Buffer {
+  if (targets.length === 0) return Buffer.from("No target files.\n");
+  const files = targets.map(masked);
   const heads = files.map((f, i) => `${i > 0 ? "\n" : ""}==> [${f.agent}] ${f.path}\n`);
   const unended = (f: TargetFile) => f.content.length > 0 && f.content[f.content.length - 1] !== 0x0a;
   let size = 0;
@@ -42,7 +48,15 @@ export function renderListing(files: readonly TargetFile[]): Buffer {
   return out;
 }
 
-function fileJson(f: TargetFile) {
+/** A co-owned file's content with its secret values masked (core/secrets.ts): what render shows. */
+function masked(f: TargetFile): TargetFile {
+  return f.merge
+    ? { ...f, content: Buffer.from(maskSecretLines(Buffer.from(f.content).toString("utf8"))) }
+    : f;
+}
+
+function fileJson(target: TargetFile) {
+  const f = masked(target);
   const binary = Buffer.from(f.content).subarray(0, 8000).includes(0);
   return {
     agent: f.agent,
@@ -66,7 +80,14 @@ export function changeJson(c: Change) {
   };
 }
 
-export const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+/**
+ * JSON for scripts. JSON.stringify escapes C0 controls already; the other characters that act on a
+ * terminal (C1 controls, bidirectional controls, separators) are escaped too: the same data, and
+ * safe to print.
+ */
+export const jsonText = (value: unknown) =>
+  `${JSON.stringify(value, null, 2).replace(JSON_ACTING, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+const JSON_ACTING = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 export interface DiffOptions {
   json?: boolean;
@@ -80,7 +101,7 @@ export async function diffCommand(flags: GlobalFlags, opts: DiffOptions, io: Io)
   const changes = p.plan.changes;
   if (opts.json) out(io, jsonText({ files: changes.map(changeJson), warnings: p.warnings }));
   else if (opts.stat) out(io, planSummary(changes));
-  else out(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+  else outPainted(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
   return opts.exitCode && changes.length > 0 ? 1 : 0;
 }
 
@@ -89,6 +110,10 @@ export interface ApplyOptions {
   dryRun?: boolean;
   /** Show only the summary, not the diff, before the prompt. */
   stat?: boolean;
+  /** Put hooks and MCP servers that arrived from elsewhere in place without asking (cli/hook-review.ts). */
+  trustHooks?: boolean;
+  /** Set by `kanon update`: the home's HEAD before its pull. */
+  pulledFrom?: string | null;
 }
 
 /** Applies of at least this many files say so on a terminal while they write. */
@@ -97,6 +122,21 @@ const LARGE_APPLY = 200;
 export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
   const p = await loadPlan(flags, io);
   const changes = p.plan.changes;
+  // What arrived from elsewhere is shown, and asked about, before anything else (even with --yes).
+  const review =
+    changes.length === 0
+      ? null
+      : await reviewArrivals(
+          p,
+          {
+            appliedBefore: p.record.record !== null,
+            ...(opts.pulledFrom !== undefined ? { pulledFrom: opts.pulledFrom } : {}),
+            ...(opts.trustHooks ? { trustHooks: true } : {}),
+            ...(opts.dryRun ? { dryRun: true } : {}),
+          },
+          io,
+        );
+  if (review && !review.proceed) return;
   const fs = io.fs ?? realFs;
   // Temporary files of an interrupted apply go when this one writes (or has nothing to write):
   // beside the destination files here, in the state directory by applyPlan.
@@ -109,12 +149,15 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   };
   if (changes.length === 0) {
     // The record may still change: entries adopted, or an apply killed before it wrote the record.
-    if (!opts.dryRun) write();
+    if (!opts.dryRun) {
+      write();
+      await rememberApplied(p, io);
+    }
     out(io, "No changes.\n");
     return;
   }
   const preview = () => {
-    if (!opts.stat) out(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+    if (!opts.stat) outPainted(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
     out(io, planSummary(changes));
   };
   if (opts.dryRun) {
@@ -143,6 +186,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   }
   if (changes.length >= LARGE_APPLY) progressOf(io).progress?.(`Writing ${changes.length} files…`);
   const backups = write();
+  review?.remember();
   for (const b of backups) {
     const note = replacesNote(b.change);
     if (note) out(io, `Saved ${note}: backup in ${b.path}\n`);
@@ -173,6 +217,17 @@ export async function undoCommand(
       `cannot undo ${what}: ${plan.damaged.join("; ")}; nothing was restored (remove ${plan.entry} to undo the ones before it)`,
     );
   }
+  // The history is kanon's own file, but a damaged or hand-edited one must not make undo write
+  // anywhere an apply could not have (core/homes.ts), nor through `..` in an import's path.
+  const stray = plan.steps.find((s) =>
+    plan.kind === "apply"
+      ? !isRecordable(s.agent, s.path, scope)
+      : !isAbsolute(s.path) || resolve(s.path) !== s.path,
+  );
+  if (stray)
+    throw new KanonError(
+      `cannot undo ${what}: its history names ${JSON.stringify(stray.path)}, where kanon writes nothing; nothing was restored`,
+    );
   if (plan.changed.length > 0) {
     throw new KanonError(
       `cannot undo ${what}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
@@ -204,26 +259,8 @@ export async function undoCommand(
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
 }
 
-/** One line from stdin; EOF (no terminal, closed input) reads as an empty answer. */
-function readLine(stdin: NodeJS.ReadStream): Promise<string> {
-  return new Promise((resolve) => {
-    let buffered = "";
-    const finish = (line: string) => {
-      stdin.off("data", onData);
-      stdin.off("end", onEnd);
-      stdin.off("error", onEnd);
-      stdin.pause();
-      resolve(line);
-    };
-    const onData = (chunk: Buffer | string) => {
-      buffered += chunk.toString();
-      const nl = buffered.indexOf("\n");
-      if (nl >= 0) finish(buffered.slice(0, nl));
-    };
-    const onEnd = () => finish(buffered);
-    stdin.on("data", onData);
-    stdin.on("end", onEnd);
-    stdin.on("error", onEnd);
-    stdin.resume();
-  });
+/** Whether an agent's apply could have written `path` in this scope (kanon's hook runner included). */
+function isRecordable(agent: string, path: string, scope: Scope): boolean {
+  const m = AGENTS.find((a) => a.manifest.id === agent)?.manifest;
+  return m !== undefined && (agentDestinations(m, scope)(path) || isRunnerPath(path, scope));
 }

@@ -6,7 +6,7 @@ import { nativeHooks } from "../../core/hooks/support.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import type { GatedHook } from "../../model/manifest.js";
 import { ConfigMissingError } from "../../source/load.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { err, type GlobalFlags, type Io, out, warn } from "../context.js";
 import { driftReason } from "../diff-text.js";
 import { type BranchState, branchState } from "../home-git.js";
 import { loadPlan, pathsOf, type Rendered } from "../pipeline.js";
@@ -85,7 +85,7 @@ export async function statusCommand(
     );
     return code;
   }
-  if ("error" in git) io.stderr.write(`Git status unavailable: ${git.error}\n`);
+  if ("error" in git) err(io, `Git status unavailable: ${git.error}\n`);
   else {
     out(io, `${branchLine(git)}\n`);
     if (git.changes.length === 0) out(io, "Git status: clean\n");

@@ -7,8 +7,9 @@ import { basename, dirname, join } from "node:path";
 import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
-import { type GlobalFlags, type Io, isTerminal, out } from "../context.js";
-import { git, gitReason } from "../home-git.js";
+import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
+import { git, gitReason, remoteUrls } from "../home-git.js";
+import { homeHeadLog } from "../hook-review.js";
 import { pathsOf } from "../pipeline.js";
 import { type ApplyOptions, applyCommand } from "./render.js";
 
@@ -53,7 +54,7 @@ export async function cloneCommand(flags: GlobalFlags, repo: string, io: Io): Pr
   try {
     const dest = join(tmp, "home");
     const progress = isTerminal(io.stderr);
-    if (progress) io.stderr.write(`Cloning ${shown}…\n`);
+    if (progress) err(io, `Cloning ${shown}…\n`);
     const r = await git(["clone", ...(progress ? ["--progress"] : ["--quiet"]), "--", repo, dest], {
       io,
       stream: progress,
@@ -94,7 +95,8 @@ async function gitInHome(flags: GlobalFlags, args: string[], io: Io, config: str
     );
   }
   const progress = isTerminal(io.stderr) ? ["--progress"] : [];
-  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true });
+  const secretUrls = await remoteUrls(home, io);
+  const r = await git(["-C", home, ...config, ...args, ...progress], { io, stream: true, secretUrls });
   if (r.failure) throw new KanonError(`git [${args.join(" ")}]: ${r.failure}`);
 }
 
@@ -109,6 +111,7 @@ export async function pushCommand(flags: GlobalFlags, io: Io): Promise<void> {
 
 /** Pull, then the apply command itself (prompt, dry run, ownership rules); a failed pull applies nothing. */
 export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
+  const pulledFrom = homeHeadLog(pathsOf(flags, io).home)?.head ?? null;
   await pullCommand(flags, io);
-  await applyCommand(flags, opts, io);
+  await applyCommand(flags, { ...opts, pulledFrom }, io);
 }

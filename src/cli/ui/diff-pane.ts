@@ -3,6 +3,7 @@
  * difference only in line endings and empty files get one notice; a long diff is cut after
  * MAX_LINES; a change too large to diff quickly points to `kanon diff`.
  */
+import { maskSecrets } from "../../core/secrets.js";
 import { splitLines, unifiedHunks } from "../../destination/unified-diff.js";
 
 /** What the pane compares: the destination's bytes (null: absent) and what would replace them. */
@@ -13,6 +14,8 @@ export interface DiffSource {
   after: Uint8Array | null;
   mode?: number;
   beforeMode?: number | null;
+  /** A co-owned file: secret values in its lines are masked (core/secrets.ts). */
+  masked?: boolean;
 }
 
 export type PaneLine = { kind: "header" | "hunk" | "add" | "del" | "context" | "note"; text: string };
@@ -66,7 +69,7 @@ export function paneLines(source: DiffSource): PaneLine[] {
         : h.startsWith("-")
           ? "del"
           : "context";
-    lines.push({ kind, text: h });
+    lines.push({ kind, text: source.masked ? maskSecrets(h) : h });
   }
   if (hunks.length > shown.length) note(`… diff truncated (${hunks.length - shown.length} more lines)`);
   return lines;

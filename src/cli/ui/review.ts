@@ -112,7 +112,7 @@ function reviewedOf(c: Change): Planned {
     path: c.path,
     agent: c.file.agent,
     action: c.action,
-    parts: () => [c],
+    parts: () => [{ ...c, masked: c.file.merge !== undefined }],
     basis: [c.before, c.after, c.mode],
     ...(attention !== undefined ? { attention } : {}),
     change: c,

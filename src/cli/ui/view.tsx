@@ -3,7 +3,9 @@
  * the right, a status line and the keys at the bottom. Pure: the same state and size give the same
  * screen (tests render it to a string).
  */
-import { Box, Text } from "ink";
+import { Box, Text as InkText } from "ink";
+import { Children, type ComponentProps } from "react";
+import { visible } from "../../model/visible.js";
 import type { PaneLine } from "./diff-pane.js";
 import {
   agentCount,
@@ -16,6 +18,16 @@ import {
   symbol,
   visibleItems,
 } from "./model.js";
+
+/**
+ * Ink's Text with every string in it made visible (model/visible.ts): a path, a diff line, a hook
+ * name or a git message holding `\e[2J` or `\r` shows as text and cannot redraw the review. Every
+ * Text of the screen is this one.
+ */
+function Text(props: ComponentProps<typeof InkText>) {
+  const children = Children.map(props.children, (c) => (typeof c === "string" ? visible(c) : c));
+  return <InkText {...props}>{children}</InkText>;
+}
 
 const MIN_WIDTH = 60;
 const MIN_HEIGHT = 16;

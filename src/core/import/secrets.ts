@@ -3,34 +3,10 @@
  * and kept (the only policy is keep). References (`${VAR}`, `{env:VAR}`, `op://…`) are not secrets.
  */
 import { isPlainObject } from "../../formats/values.js";
-
-const SECRET_KEY_PARTS = [
-  "secret",
-  "password",
-  "passphrase",
-  "private_key",
-  "credential",
-  "api_key",
-  "api-key",
-];
-const SECRET_VALUE = /^(sk-|ghp_|github_pat_|bearer |token )/i;
-const REFERENCE =
-  /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\{env:[A-Za-z_][A-Za-z0-9_]*\}|KANON_REDACTED_SECRET_REVIEW_REQUIRED/;
+import { REFERENCE, SECRET_VALUE, secretKey } from "../secrets.js";
 
 /** Values that are environment variable names, not values (`env_http_headers.X-Api-Key = "API_KEY"`). */
 const NAMES_ENV = /(env_headers|env_http_headers|env_vars)(\.[^.]+|\[\d+\])$|_env_var$/;
-
-function secretKey(key: string): boolean {
-  const k = key.toLowerCase();
-  return (
-    SECRET_KEY_PARTS.some((p) => k.includes(p)) ||
-    k === "authorization" ||
-    k === "cookie" ||
-    k.endsWith("_authorization") ||
-    k.endsWith("apikey") ||
-    k.endsWith("token")
-  );
-}
 
 export function secretWarnings(value: unknown, path: string): string[] {
   const out: string[] = [];

@@ -5,6 +5,7 @@
  */
 
 import { visit } from "jsonc-parser";
+import { nestingProblem } from "../../formats/nesting.js";
 import { deepEqual, isPlainObject, type PlainObject } from "../../formats/values.js";
 import type { MergeSpec } from "../../model/types.js";
 import {
@@ -18,7 +19,7 @@ import {
   type Replaces,
   valueHash,
 } from "../record.js";
-import { notAnObject, topLevelNotObject } from "./errors.js";
+import { cannotParse, notAnObject, topLevelNotObject } from "./errors.js";
 import { mergeHandlers } from "./handlers.js";
 import { normaliseManaged } from "./intended.js";
 import { nodeValue } from "./json-editor.js";
@@ -51,6 +52,9 @@ export function planCoOwned(
   path: string,
   previous: OwnedEntries | undefined,
 ): CoOwnedPlan {
+  // Parsers and walks recurse per level: a hostile depth would overflow the stack.
+  const deep = nestingProblem(existing, spec.format);
+  if (deep) throw cannotParse(path, deep);
   const regions = mergeRegions(spec);
   const before = ownedRegions(previous);
   const keys = new Set(regions.map((r) => r.key));

@@ -2,7 +2,7 @@
  * The co-owned file merge: kanon's managed entries go into a file the user also edits, and every
  * other byte of it stays as it was (unlike the Go tool, which re-serialised whole files).
  */
-import { type ParseError, parse as parseJsonc } from "jsonc-parser";
+import { applyEdits as applyJsonEdits, modify, type ParseError, parse as parseJsonc } from "jsonc-parser";
 import { encodeJson } from "../../formats/json.js";
 import { encodeToml } from "../../formats/toml.js";
 import { isPlainObject, type PlainObject } from "../../formats/values.js";
@@ -36,7 +36,12 @@ export function mergeCoOwned(
   if (desired === undefined) return existing;
   if (spec.kind === "tables") return mergeTomlTables(existing, spec, desired, path);
   if (spec.kind === "hook-groups") {
-    const combined = mergeHookGroups(jsonMember(existing, spec.key), desired, spec, path);
+    const current = jsonMember(existing, spec.key);
+    const combined = mergeHookGroups(current, desired, spec, path);
+    // kanon's last groups taken out of a member that held nothing else: the member goes too, rather
+    // than staying behind as `"hooks": {}`.
+    if (isPlainObject(current) && Object.keys(current).length > 0 && Object.keys(combined).length === 0)
+      return applyJsonEdits(existing, modify(existing, [spec.key], undefined, {}));
     return mergeCoOwned(
       existing,
       { kind: "value", format: spec.format, key: spec.key },

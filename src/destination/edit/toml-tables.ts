@@ -45,7 +45,9 @@ export function mergeTomlTables(text: string, spec: Spec, desired: unknown, path
   blocks.forEach((block, i) => {
     if (!owned[i]) return;
     if (i === firstOwned) {
-      edits.push({ offset: block.start, length: block.end - block.start, content });
+      // Taken out for good: with the blank lines before it, which kanon added as its separator.
+      const start = content === "" ? blankLinesBefore(text, block.start) : block.start;
+      edits.push({ offset: start, length: block.end - start, content });
       return;
     }
     // Later kanon tables go with the blank lines before them (their separator).
@@ -69,6 +71,17 @@ function ownedBy(text: string, block: TomlTableBlock, marker: string): boolean {
   const headerEnd = block.node.key.range[1];
   const lineEnd = nextLineStart(text, headerEnd);
   return ownerLabel(text.slice(headerEnd, lineEnd), marker) !== null;
+}
+
+/** The start of the run of blank lines that ends at `start` (a line start); `start` when there is none. */
+function blankLinesBefore(text: string, start: number): number {
+  let s = start;
+  while (s > 0) {
+    const lineStart = text.lastIndexOf("\n", s - 2) + 1;
+    if (!isBlankLine(text, lineStart)) break;
+    s = lineStart;
+  }
+  return s;
 }
 
 function allBlank(text: string, from: number, to: number): boolean {

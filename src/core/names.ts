@@ -1,0 +1,55 @@
+/**
+ * The one destination boundary: every path kanon writes is an agent's destination root joined with
+ * names that are single path segments of a safe alphabet. Names come from places kanon does not
+ * control — a Kanon home someone else can push to, a provider repository, an import, the ownership
+ * record — so a name is checked here, where destinations are computed, not by each caller.
+ */
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { hasActingChar } from "../model/visible.js";
+
+/**
+ * A skill's folder name: letters, digits and marks of any script, `_ . - : @ + ~ , =`; not starting
+ * with `.` or `-` (so never `.` or `..`, never hidden, never read as an option), at most 255 bytes.
+ * `:` is in it for provider skills (`agent-skills:code-reviewer`).
+ */
+const SAFE_SEGMENT = /^[\p{L}\p{N}_@+~,=][\p{L}\p{N}\p{M}_.:@+~,=-]*$/u;
+
+export const SAFE_SEGMENT_TEXT =
+  "one folder name of letters, digits and . _ - : @ + ~ , = (not starting with . or -)";
+
+/** Why `name` cannot be one path segment of a destination, or null. */
+export function segmentProblem(name: string): string | null {
+  if (name === "") return "is empty";
+  if (Buffer.byteLength(name) > 255) return "is longer than 255 bytes";
+  if (!SAFE_SEGMENT.test(name)) return `is not ${SAFE_SEGMENT_TEXT}`;
+  return null;
+}
+
+/**
+ * Why `name` (a hook's or an MCP server's) cannot be shown and written as it is, or null: it must not
+ * hold a character that acts on a terminal (model/visible.ts) or ends a comment or a line in a native
+ * file.
+ */
+export function nameProblem(name: string): string | null {
+  if (hasActingChar(name)) return "contains a control, format or line-separator character";
+  return null;
+}
+
+/**
+ * Why a file's path relative to its skill folder (`/`-separated, from a walk of a real directory)
+ * cannot be written under it, or null: every segment must be a real name (no `..`), without a
+ * character that acts on a terminal.
+ */
+export function relativeProblem(rel: string): string | null {
+  for (const part of rel.split("/")) {
+    if (part === "" || part === "." || part === "..") return `has the path segment ${JSON.stringify(part)}`;
+    if (part.includes("\\") || part.includes("\u0000")) return "has a backslash or a NUL";
+  }
+  return null;
+}
+
+/** Whether `path` is `dir` or below it (both absolute; compared as written, no symlinks resolved). */
+export function isInside(dir: string, path: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
