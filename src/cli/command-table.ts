@@ -3,10 +3,10 @@
  * (program.ts: help, errors, suggestions). Each command loads its module when it runs.
  */
 import { AGENT_IDS } from "../agents/index.js";
+import type { MachineFlags } from "../import/machine.js";
 import { KanonError } from "../model/types.js";
 import type { ImportFlags } from "./commands/import.js";
 import type { GlobalFlags, Io } from "./context.js";
-import type { MachineFlags } from "./import-machine.js";
 
 /** One option, in commander's notation: `--json`, `-n, --dry-run`, `--mode <mode>`, `--no-git`. */
 export interface OptionSpec {
@@ -61,8 +61,9 @@ const render = () => import("./commands/render.js");
 const sync = () => import("./commands/sync.js");
 const lock = () => import("./commands/lock.js");
 const continuity = () => import("./commands/continuity.js");
+const secret = () => import("./commands/secret.js");
 
-const YES = { flags: "--yes", description: "apply without prompting" };
+const YES = { flags: "-y, --yes", description: "apply without prompting" };
 const TRUST_HOOKS = {
   flags: "--trust-hooks",
   description:
@@ -71,7 +72,11 @@ const TRUST_HOOKS = {
 const STAT = { flags: "--stat", description: "show only the summary before the prompt, not the diff" };
 const EXIT_CODE = { flags: "--exit-code", description: "exit 1 when files would change, 0 when in sync" };
 const policies = (mode: string): OptionSpec[] => [
-  { flags: "--secret-policy <policy>", description: `secret handling ${mode}: keep`, default: "keep" },
+  {
+    flags: "--secret-policy <policy>",
+    description: `secret handling ${mode}: store (into this machine's secret store), env (as \${VAR}) or keep`,
+    default: "store",
+  },
   {
     flags: "--instruction-policy <policy>",
     description: `instruction handling ${mode}: auto, ${AGENT_IDS.join(", ")}, merge, per-agent, or skip`,
@@ -86,12 +91,13 @@ export const COMMANDS: CommandSpec[] = [
     description: "Create a new Kanon source repository, or clone one from a remote",
     argument: { name: "[repository]", description: "git URL or path of an existing Kanon home to clone" },
     options: [
-      { flags: "--force", description: "overwrite existing starter files" },
+      { flags: "--force", description: "overwrite existing starter files (what they held is saved first)" },
       { flags: "--no-git", description: "do not run git init in the Kanon home" },
+      { flags: "--branch <name>", description: "with a repository: clone this branch" },
     ],
     example: "kanon init git@github.com:me/kanon-home.git",
     run: async ({ flags, opts, args: [repo], io }) => {
-      if (repo !== undefined) await (await sync()).cloneCommand(flags, repo, io);
+      if (repo !== undefined) await (await sync()).cloneCommand(flags, repo, io, opts);
       else await (await import("./commands/init.js")).initCommand(flags, opts, io);
     },
   },
@@ -138,8 +144,12 @@ export const COMMANDS: CommandSpec[] = [
     names: ["undo"],
     description: "Undo the last apply: remove the files it created, restore what it replaced or deleted",
     options: [
-      { flags: "--yes", description: "undo without prompting" },
+      { flags: "-y, --yes", description: "undo without prompting" },
       { flags: "-n, --dry-run", description: "show what undo would change without writing" },
+      {
+        flags: "--force",
+        description: "undo even files changed since (what is there now is saved first)",
+      },
     ],
     example: "kanon undo --dry-run",
     run: async ({ flags, opts, io }) => (await render()).undoCommand(flags, opts, io),
@@ -171,9 +181,16 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     names: ["push"],
-    description: "Push the Kanon source repository (git push)",
+    description:
+      "Push the Kanon source repository (git push), unless what it would send holds a plaintext secret",
+    options: [
+      {
+        flags: "--allow-secrets",
+        description: "push even when the commits hold what looks like a plaintext secret",
+      },
+    ],
     example: "kanon push",
-    run: async ({ flags, io }) => (await sync()).pushCommand(flags, io),
+    run: async ({ flags, opts, io }) => (await sync()).pushCommand(flags, io, opts),
   },
   {
     names: ["hooks"],
@@ -224,6 +241,15 @@ export const COMMANDS: CommandSpec[] = [
         description: "add the imported entries to the existing kanon.yaml, keeping its comments and layout",
       },
       { flags: "--ui", description: "review and select imports in the interactive TUI" },
+      {
+        flags: "--git",
+        description:
+          "with --write: make a new Kanon home a git repository (as kanon init does) without asking",
+      },
+      {
+        flags: "--no-git",
+        description: "with --write: do not offer to make a new Kanon home a git repository",
+      },
       ...policies("during import"),
       { flags: "--hook-names <style>", description: `hook names: ${HOOK_NAMES}`, default: "command" },
     ],
@@ -342,6 +368,34 @@ export const COMMANDS: CommandSpec[] = [
         options: [{ flags: "--json", description: "print the stages as JSON" }],
         example: "kanon stage list",
         run: async ({ flags, opts, io }) => (await continuity()).stageListCommand(flags, opts, io),
+      },
+    ],
+  },
+  {
+    names: ["secret"],
+    description: "Keep the values kanon.yaml names as ${secret:NAME} on this machine, outside the Kanon home",
+    example: "gh auth token | kanon secret set GITHUB_TOKEN",
+    run: async ({ io }) => (await secret()).secretListCommand(io),
+    subcommands: [
+      {
+        names: ["set"],
+        description: "Store a secret (the value from stdin, or typed at a prompt that does not show it)",
+        argument: { name: "<name>", description: "the secret's name, e.g. GITHUB_TOKEN" },
+        example: "kanon secret set GITHUB_TOKEN",
+        run: async ({ args: [name], io }) => (await secret()).secretSetCommand(name!, io),
+      },
+      {
+        names: ["list"],
+        description: "List the names of the secrets stored on this machine (never their values)",
+        example: "kanon secret list",
+        run: async ({ io }) => (await secret()).secretListCommand(io),
+      },
+      {
+        names: ["rm"],
+        description: "Remove a secret from this machine",
+        argument: { name: "<name>", description: "the secret's name" },
+        example: "kanon secret rm GITHUB_TOKEN",
+        run: async ({ args: [name], io }) => (await secret()).secretRmCommand(name!, io),
       },
     ],
   },

@@ -16,6 +16,7 @@ import {
 } from "yaml";
 import { AGENTS } from "../agents/index.js";
 import { HANDLER_FIELDS } from "../core/hooks/vocabulary.js";
+import { OVERRIDABLE } from "../core/mcp-overrides.js";
 import { deepEqual } from "../formats/values.js";
 import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { instructionPath } from "../model/config.js";
@@ -43,6 +44,7 @@ const SERVER_FIELDS = [
   "targets",
   "enabled",
   "resolve_env",
+  "overrides",
 ] as const;
 /** kanon.yaml's order: the handler fields of every type (command, args, …, url, …) in the vocabulary's. */
 const HOOK_FIELDS = [
@@ -67,6 +69,7 @@ const FLOW_KEYS = new Set([
   "enabled_tools",
   "disabled_tools",
   "allowed_env_vars",
+  "unset",
 ]);
 
 function pick<T extends object>(value: T, fields: readonly string[]): Record<string, unknown> {
@@ -77,7 +80,14 @@ function pick<T extends object>(value: T, fields: readonly string[]): Record<str
 }
 
 export const plainSkill = (s: SkillEntry) => pick(s, SKILL_FIELDS);
-export const plainServer = (s: McpServer) => pick(s, SERVER_FIELDS);
+export function plainServer(s: McpServer): Record<string, unknown> {
+  const out = pick(s, SERVER_FIELDS);
+  if (s.overrides)
+    out.overrides = Object.fromEntries(
+      Object.entries(s.overrides).map(([agent, o]) => [agent, pick(o, [...OVERRIDABLE, "unset"])]),
+    );
+  return out;
+}
 export const plainHook = (h: HookEntry) => pick(h, HOOK_FIELDS);
 
 /** The config as plain data in schema order, empty sections left out (version and metadata stay). */

@@ -104,6 +104,11 @@ export interface McpServer {
   enabled?: boolean;
   /** Resolve, at apply, the references an agent cannot expand (core/mcp.ts). */
   resolve_env?: boolean;
+  /**
+   * Per agent: the fields that differ for that agent (each replaces the server's field of that name),
+   * and `unset`, fields the agent does not get. One server, its one name in every agent's file.
+   */
+  overrides?: Record<string, McpOverride>;
 }
 
 /**
@@ -116,6 +121,17 @@ export function withForwarded(s: McpServer): Record<string, string> {
   for (const name of s.env_vars ?? []) env[name] = `\${${name}}`;
   return { ...env, ...s.env };
 }
+
+/** Fields that stay the server's in every agent: which agents get it, whether at all, and how. */
+type ServerWide = "targets" | "enabled" | "resolve_env" | "overrides";
+
+/** The server fields one agent gets differently. */
+export type McpOverride = Omit<McpServer, ServerWide> & {
+  unset?: McpOverridable[];
+};
+
+/** The fields an override may set or unset. */
+export type McpOverridable = keyof Omit<McpServer, ServerWide>;
 
 export interface HookEntry {
   name: string;

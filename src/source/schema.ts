@@ -50,6 +50,38 @@ function targets(agentIds: string[]): Schema {
   );
 }
 
+/** An MCP server's fields (and an override's, which may replace any of them for one agent). */
+const server: Record<string, Schema> = {
+  type: str("Claude transport type (default http with url, else stdio)."),
+  command: str("Command of a stdio server."),
+  args: list(str(), "Arguments of the command."),
+  env: map(
+    str(),
+    "Environment for the server; values may use ${VAR} or ${VAR:-default}, and ${secret:NAME} for a value in this machine's secret store (kanon secret set NAME).",
+  ),
+  env_vars: list(str(), "Codex: environment variable names to forward."),
+  url: str("URL of a remote (streamable HTTP) server."),
+  headers: map(str(), "HTTP headers; values may use ${secret:NAME}."),
+  env_headers: map(str(), "HTTP header → environment variable holding its value."),
+  bearer_token_env_var: str("Codex and OpenCode: environment variable holding a bearer token."),
+  startup_timeout_sec: int("Startup timeout in seconds."),
+  tool_timeout_sec: int("Codex: tool call timeout in seconds."),
+  enabled_tools: list(str(), "Codex: tools to enable."),
+  disabled_tools: list(str(), "Codex: tools to disable."),
+  default_approval: str(
+    "Codex: default tool approval mode (auto, prompt, writes or approve), written as default_tools_approval_mode.",
+  ),
+  tools: map(
+    obj({
+      description: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
+      approval: str("Codex: this tool's approval mode, written as tools.<tool>.approval_mode."),
+      approval_prompt: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
+    }),
+    "Codex: per-tool settings.",
+  ),
+  opencode_enabled: bool("OpenCode's own enabled flag."),
+};
+
 export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
   const t = targets(agentIds);
   return {
@@ -104,37 +136,21 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
         {
           servers: map(
             obj({
-              type: str("Claude transport type (default http with url, else stdio)."),
-              command: str("Command of a stdio server."),
-              args: list(str(), "Arguments of the command."),
-              env: map(str(), "Environment for the server; values may use ${VAR} or ${VAR:-default}."),
-              env_vars: list(str(), "Codex: environment variable names to forward."),
-              url: str("URL of a remote (streamable HTTP) server."),
-              headers: map(str(), "HTTP headers."),
-              env_headers: map(str(), "HTTP header → environment variable holding its value."),
-              bearer_token_env_var: str("Codex and OpenCode: environment variable holding a bearer token."),
-              startup_timeout_sec: int("Startup timeout in seconds."),
-              tool_timeout_sec: int("Codex: tool call timeout in seconds."),
-              enabled_tools: list(str(), "Codex: tools to enable."),
-              disabled_tools: list(str(), "Codex: tools to disable."),
-              default_approval: str(
-                "Codex: default tool approval mode (auto, prompt, writes or approve), written as default_tools_approval_mode.",
-              ),
-              tools: map(
-                obj({
-                  description: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
-                  approval: str("Codex: this tool's approval mode, written as tools.<tool>.approval_mode."),
-                  approval_prompt: str(
-                    "Accepted for the Go original; Codex ignores it, so it is not rendered.",
-                  ),
-                }),
-                "Codex: per-tool settings.",
-              ),
-              opencode_enabled: bool("OpenCode's own enabled flag."),
+              ...server,
               targets: t,
               enabled: bool("false: not rendered for any agent."),
               resolve_env: bool(
                 "true: kanon fills in, from its own environment when it applies, the ${VAR} references an agent cannot expand (the value is then written in that agent's file).",
+              ),
+              overrides: map(
+                obj({
+                  ...server,
+                  unset: list(
+                    str(undefined, { enum: [...Object.keys(server)] }),
+                    "Fields this agent does not get.",
+                  ),
+                }),
+                "Per agent (by id): the fields that agent gets differently, each replacing the server's field of that name, under the same server name in its file.",
               ),
             }),
             "MCP servers by name.",

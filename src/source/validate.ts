@@ -25,6 +25,7 @@ import {
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
 import { decideServer, type McpDecision } from "../core/mcp.js";
+import { serverFor } from "../core/mcp-overrides.js";
 import { nameProblem, segmentProblem } from "../core/names.js";
 import { instructionPath, instructionTargets, type KanonConfig, type McpServer } from "../model/config.js";
 import { envRefs, envValue } from "../model/env.js";
@@ -171,20 +172,41 @@ export async function validateConfig(
         `${at("mcp", "servers", name, "targets", t)}mcp server "${name}" has unsupported target "${server.targets![t]}"`,
       );
     if (!server.url && !server.command) errors.push(`${where}mcp server "${name}" requires url or command`);
+    for (const agent of Object.keys(server.overrides ?? {})) {
+      const here = at("mcp", "servers", name, "overrides", agent);
+      if (!agents.some((a) => a.manifest.id === agent))
+        errors.push(
+          `${here}mcp server "${name}" overrides unsupported agent "${agent}" (known agents: ${agents.map((a) => a.manifest.id).join(", ")})`,
+        );
+      else if (!targetsAgent(server.targets, agent))
+        errors.push(`${here}mcp server "${name}" overrides ${agent}, which its targets leave out`);
+      else if (server.url || server.command) {
+        const s = serverFor(server, agent);
+        if (!s.url && !s.command)
+          errors.push(
+            `${here}mcp server "${name}" requires url or command (its overrides for ${agent} unset both)`,
+          );
+      }
+    }
     errors.push(...approvalErrors(name, server, agents, at));
     for (const agent of agents) {
       const id = agent.manifest.id;
       if (!targetsAgent(server.targets, id)) continue;
       const explicit = isExplicit(server.targets, id);
       if (rendered && !rendered.has(id) && !explicit) continue;
-      const d = decideServer(agent, name, server, explicit, env);
+      // The server as this agent gets it: its overrides for the agent applied.
+      const d = decideServer(agent, name, serverFor(server, id), explicit, env);
       mcp.push(d);
       // A field the agent lacks is a warning even for an explicit target (serverWarnings): the server
-      // still does its work. A value it would get as text is an error there.
-      if (explicit && d.omitted)
+      // still does its work. A value it would get as text is an error there, named where it is
+      // written (the agent's override when that sets the field).
+      if (explicit && d.omitted) {
+        const path = d.omitted.paths[0]?.split(".") ?? [];
+        const own = path[0] && server.overrides?.[id] && Object.hasOwn(server.overrides[id], path[0]);
         errors.push(
-          `${at("mcp", "servers", name, ...(d.omitted.paths[0]?.split(".") ?? []))}mcp server "${name}" targets ${id} but ${d.omitted.why}`,
+          `${at("mcp", "servers", name, ...(own ? ["overrides", id] : []), ...path)}mcp server "${name}" targets ${id} but ${d.omitted.why}`,
         );
+      }
     }
   }
 
@@ -281,15 +303,19 @@ function unsetEnvWarnings(
       out.push({ path, label, name: ref.name });
     }
   };
-  for (const [name, s] of Object.entries(config.mcp.servers)) {
-    if (s.enabled === false) continue;
-    const base = ["mcp", "servers", name];
+  const server = (base: (string | number)[], s: Omit<McpServer, "overrides">) => {
     check([...base, "command"], s.command);
     for (const [i, a] of (s.args ?? []).entries()) check([...base, "args", i], a);
     for (const [k, v] of Object.entries(s.env ?? {})) check([...base, "env", k], v);
     check([...base, "url"], s.url);
     for (const [k, v] of Object.entries(s.headers ?? {})) check([...base, "headers", k], v);
     for (const [k, v] of Object.entries(s.env_headers ?? {})) check([...base, "env_headers", k], v);
+  };
+  for (const [name, s] of Object.entries(config.mcp.servers)) {
+    if (s.enabled === false) continue;
+    server(["mcp", "servers", name], s);
+    for (const [agent, o] of Object.entries(s.overrides ?? {}))
+      server(["mcp", "servers", name, "overrides", agent], o);
   }
   config.hooks.forEach((h, i) => {
     check(["hooks", i, "command"], h.command);
@@ -334,15 +360,18 @@ function approvalErrors(
   for (const agent of agents) {
     const modes = agent.manifest.mcp.approvalModes;
     if (!modes || !targetsAgent(server.targets, agent.manifest.id)) continue;
+    // An agent's overrides replace the fields checked here: the message names where the value is.
+    const o = server.overrides?.[agent.manifest.id];
     const check = (path: string[], value: string | undefined) => {
+      const own = o && Object.hasOwn(o, path[0]!) ? ["overrides", agent.manifest.id] : [];
       if (value && !modes.includes(value))
         errors.push(
-          `${at("mcp", "servers", name, ...path)}mcp server "${name}": ${path.join(".")} "${value}" is not one ${agent.manifest.displayName} accepts (${modes.join(", ")})`,
+          `${at("mcp", "servers", name, ...own, ...path)}mcp server "${name}": ${[...own, ...path].join(".")} "${value}" is not one ${agent.manifest.displayName} accepts (${modes.join(", ")})`,
         );
     };
-    check(["default_approval"], server.default_approval);
-    for (const [tool, t] of Object.entries(server.tools ?? {}))
-      check(["tools", tool, "approval"], t.approval);
+    const s = serverFor(server, agent.manifest.id);
+    check(["default_approval"], s.default_approval);
+    for (const [tool, t] of Object.entries(s.tools ?? {})) check(["tools", tool, "approval"], t.approval);
   }
   return errors;
 }

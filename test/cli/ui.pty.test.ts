@@ -99,7 +99,8 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
       "Applied 4 change(s). Removed 1 temporary file(s) left by an interrupted apply.",
     );
     expect(existsSync(leftover)).toBe(false);
-    await t.waitFor("Apply Changes (2 changed · 0 conflict · 2 selected)");
+    // The rows left out stay left out: the reload keeps the user's choices.
+    await t.waitFor("Apply Changes (2 changed · 0 conflict · 0 selected)");
     expect(done).toBeDefined();
     expect(ALL.filter((f) => existsSync(home(f)))).toEqual([
       ".claude/CLAUDE.md",
@@ -125,11 +126,12 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
     );
     expect(ALL.filter((f) => existsSync(home(f)))).toEqual([".codex/AGENTS.md"]);
     expect(readFileSync(home(".codex/AGENTS.md"), "utf8")).toBe("written by hand meanwhile\n");
-    // Any key reloads: the file is now an update of content kanon did not write (backed up: `!`).
+    // Any key reloads: the file is now an update of content kanon did not write (backed up: `!`),
+    // which needs a look: the reload does not select it.
     t.send(" ");
-    await t.waitFor("[x] ! ~/.codex/AGENTS.md");
+    await t.waitFor("[ ] ! ~/.codex/AGENTS.md");
     t.send(`${KEYS.down}${KEYS.down}`);
-    const reloaded = await t.waitFor("> [x] ! ~/.codex/AGENTS.md");
+    const reloaded = await t.waitFor("> [ ] ! ~/.codex/AGENTS.md");
     expect(rightColumn(t)).toContain("not written by kanon; a backup is saved when applied");
     expect(reloaded).toContain("-written by hand meanwhile");
     t.send("q");
@@ -157,8 +159,8 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
     await t.waitFor("1 selected");
     t.send("a");
     await t.waitFor("Applied 1 change(s). Saved 1 backup(s); kanon undo restores them.");
-    // The deletion left out is still kanon's to do.
-    await t.waitFor("Apply Changes (1 changed · 0 conflict · 1 selected)");
+    // The deletion left out is still kanon's to do, and still left out.
+    await t.waitFor("Apply Changes (1 changed · 0 conflict · 0 selected)");
     expect(t.screen()).toContain("D ~/.claude/skills/old/SKILL.md");
     t.send("q");
     expect(await t.exited).toBe(0);

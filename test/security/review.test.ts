@@ -192,6 +192,13 @@ describe("kanon update --yes", () => {
 
   it("--dry-run lists without asking and writes nothing", async () => {
     push(WITH_EVIL);
+    // A dry run does not pull (the home changes no more than the agents' files): nothing arrived yet.
+    const before = await k("update", "--dry-run");
+    expect(before.status).toBe(0);
+    expect(before.stdout).toMatch(/^Dry run: not pulling; /);
+    expect(before.stdout).not.toContain(EVIL);
+    // Once a pull brought it, the dry run lists it.
+    expect((await k("pull")).status).toBe(0);
     const r = await k("update", "--dry-run");
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(EVIL);

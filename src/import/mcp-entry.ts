@@ -3,9 +3,9 @@
  * table (`import.mcpEntry` in its manifest): which keys it has, what each holds, which neutral field
  * it fills. Every agent's entries go through this one reader, so they fail alike and say so alike.
  */
-import { isPlainObject } from "../../formats/values.js";
-import type { McpServer, McpTool } from "../../model/config.js";
-import type { McpEntryRead, McpField, McpRead } from "../../model/manifest.js";
+import { isPlainObject, isStringList } from "../formats/values.js";
+import type { McpServer, McpTool } from "../model/config.js";
+import type { McpEntryRead, McpField, McpRead } from "../model/manifest.js";
 
 /** How an entry spells an environment reference, as patterns and as a conversion to `${NAME}`. */
 interface RefSyntax {
@@ -34,10 +34,6 @@ const REF_SYNTAX: Record<NonNullable<McpEntryRead["envRef"]>, RefSyntax> = {
 
 const leftRaw = (agent: string, name: string, why: string) =>
   `left MCP server ${JSON.stringify(name)} raw for ${agent} because ${why}`;
-
-export function isStringList(v: unknown): v is string[] {
-  return Array.isArray(v) && v.every((x) => typeof x === "string");
-}
 
 function isStringMap(v: unknown): v is Record<string, string> {
   return isPlainObject(v) && Object.values(v).every((x) => typeof x === "string");

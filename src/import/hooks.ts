@@ -5,15 +5,16 @@
  * found, so import stays the inverse of render; the same hook found in several agents becomes one
  * hook whose targets lists them, without changing the order any agent runs its hooks in.
  */
-import type { HookEntry } from "../../model/config.js";
-import type { AgentManifest, HookRead, NativeHook } from "../../model/manifest.js";
-import type { Scope } from "../../model/types.js";
-import { DEFAULT_MAX_OUTPUT_CHARS, type HookMachine } from "../hooks/envelope.js";
-import { toSeconds } from "../hooks/groups.js";
-import { readNames } from "../hooks/matcher.js";
-import { commandLine, unprotectExpansion } from "../hooks/quote.js";
-import { decideHook } from "../hooks/support.js";
-import { NEUTRAL_TOOLS, neutralEvent } from "../hooks/vocabulary.js";
+
+import { DEFAULT_MAX_OUTPUT_CHARS, type HookMachine } from "../core/hooks/envelope.js";
+import { toSeconds } from "../core/hooks/groups.js";
+import { readNames } from "../core/hooks/matcher.js";
+import { commandLine, unprotectExpansion } from "../core/hooks/quote.js";
+import { decideHook } from "../core/hooks/support.js";
+import { NEUTRAL_TOOLS, neutralEvent } from "../core/hooks/vocabulary.js";
+import type { HookEntry } from "../model/config.js";
+import type { AgentManifest, HookRead, NativeHook } from "../model/manifest.js";
+import type { Scope } from "../model/types.js";
 
 export interface FoundHooks {
   manifest: AgentManifest;

@@ -4,10 +4,10 @@
  * what it expected when a value is not that.
  */
 import { describe, expect, it } from "vitest";
-import { AGENTS } from "../../../src/agents/index.js";
-import { readMcpEntry } from "../../../src/core/import/mcp-entry.js";
-import type { McpServer } from "../../../src/model/config.js";
-import type { McpEntryRead } from "../../../src/model/manifest.js";
+import { AGENTS } from "../../src/agents/index.js";
+import { readMcpEntry } from "../../src/import/mcp-entry.js";
+import type { McpServer } from "../../src/model/config.js";
+import type { McpEntryRead } from "../../src/model/manifest.js";
 
 const local: McpServer = {
   command: "srv",
