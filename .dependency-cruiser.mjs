@@ -5,8 +5,11 @@
 // be placed here. Folders in one entry (the two entry points) do not import each other.
 export const LAYERS = [
   "model",
+  // Kept to Node's built-ins and model: the standalone hook runner carries it.
+  "continuity",
   "formats",
   "core",
+  "runner",
   "agents",
   "providers",
   "source",
@@ -17,14 +20,16 @@ export const LAYERS = [
 
 export const IMPORTS = {
   model: [],
+  continuity: ["model"],
   formats: ["model"],
-  core: ["model", "formats"],
+  core: ["model", "continuity", "formats"],
+  runner: ["model", "continuity", "core"],
   agents: ["model", "formats", "core"],
   providers: ["model", "core"],
-  source: ["model", "formats", "core", "providers"],
+  source: ["model", "continuity", "formats", "core", "providers"],
   destination: ["model", "formats", "core"],
   import: ["model", "formats", "core", "agents", "providers", "source", "destination"],
-  cli: ["model", "core", "agents", "providers", "source", "destination", "import"],
+  cli: ["model", "continuity", "core", "runner", "agents", "providers", "source", "destination", "import"],
   docs: ["model", "core", "agents"],
 };
 

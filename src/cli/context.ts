@@ -76,9 +76,9 @@ export function outPainted(io: Io, text: string | Uint8Array): void {
   io.stdout.write(typeof text === "string" ? references(io, text) : referenceBytes(io, text));
 }
 
-/** A line (or lines) on stderr, made visible. */
-export function err(io: Io, text: string): void {
-  io.stderr.write(visible(text));
+/** A line (or lines) on stderr, made visible; bytes as they come (a stage hook's output). */
+export function err(io: Io, text: string | Uint8Array): void {
+  io.stderr.write(typeof text === "string" ? visible(text) : visibleBytes(text));
 }
 
 /** Warnings already printed in this run, per Io: a command that loads the source twice (update) says each once. */

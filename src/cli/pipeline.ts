@@ -6,6 +6,7 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { AGENT_IDS, AGENTS, selectAgents } from "../agents/index.js";
 import { agentDestinations, agentHomes } from "../core/homes.js";
+import type { HookMachine } from "../core/hooks/envelope.js";
 import { targetsAgent } from "../core/hooks/support.js";
 import type { McpDecision } from "../core/mcp.js";
 import { declaredMerges } from "../core/merges.js";
@@ -22,6 +23,7 @@ import type { Paths, Source } from "../model/source.js";
 import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
+import { runnerText } from "../runner/file.js";
 import { locator } from "../source/decode.js";
 import { realOrSelf } from "../source/home-files.js";
 import { assertSettledHome } from "../source/home-state.js";
@@ -65,6 +67,41 @@ function realPathOrNull(dir: string): string | null {
   }
 }
 
+/**
+ * Where node and kanon's hook runner are for hooks with the neutral envelope: facts of this machine,
+ * resolved now, because an agent started from a desktop has a short PATH. The runner is per
+ * destination root (`$XDG_DATA_HOME/kanon/`, a folder per project), so that each root's record owns
+ * its own copy and removing a project's hooks leaves the user's alone.
+ */
+export function hookMachine(scope: Scope, io: Io): HookMachine & { stateDir: string } {
+  const xdg = io.env.XDG_DATA_HOME;
+  const data = xdg && isAbsolute(xdg) ? join(xdg, "kanon") : join(io.userHome, ".local", "share", "kanon");
+  return {
+    node: process.execPath,
+    runner: data + runnerTail(scope),
+    stateDir: stateBase(io.env, io.userHome),
+  };
+}
+
+/** The runner's path below kanon's data folder: `/hook-runner.mjs`, or in the project's own folder. */
+const runnerTail = (scope: Scope): string =>
+  scope.kind === "user"
+    ? "/hook-runner.mjs"
+    : `/projects/${basename(rootStateDir("/", scope.dir))}/hook-runner.mjs`;
+
+/**
+ * Whether the record may name `path` as this scope's hook runner: where hookMachine puts it, below a
+ * `kanon` data folder anywhere (XDG_DATA_HOME may have moved since the apply that wrote it).
+ */
+export function isRunnerPath(path: string, scope: Scope): boolean {
+  return (
+    isAbsolute(path) &&
+    resolve(path) === path &&
+    !path.includes("\u0000") &&
+    path.endsWith(`/kanon${runnerTail(scope)}`)
+  );
+}
+
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {
   return resolvePaths(flags, io.env, io.userHome, io.cwd);
 }
@@ -103,7 +140,16 @@ export async function loadValidated(
   const mark: Locate = (path) => `\u0000${marked.push(path) - 1}\u0000`;
   const agents = options.checkAgent ? selectAgents(flags.agent, loaded.config.agents) : [...AGENTS];
   const rendered = new Set(agents.map((a) => a.manifest.id));
-  let validation = await validateConfig(loaded.config, paths, AGENTS, scope.kind, io.env, mark, rendered);
+  let validation = await validateConfig(
+    loaded.config,
+    paths,
+    AGENTS,
+    scope.kind,
+    io.env,
+    mark,
+    rendered,
+    hookMachine(scope, io),
+  );
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
     const locate = locator(loaded.text, loaded.label);
     const place = (m: string) =>
@@ -162,12 +208,25 @@ export async function loadRendered(
     wanted,
     ...progressOf(io),
   });
+  const machine = hookMachine(v.scope, io);
+  const neutral = v.validation.decisions.some((d) => d.native?.neutral);
   const files = renderAll({
     source,
     scope: v.scope,
     agents: v.agents,
     decisions: v.validation.decisions,
     mcp,
+    ...(neutral
+      ? {
+          runner: {
+            path: machine.runner,
+            content: runnerText(
+              AGENTS.map((a) => a.manifest),
+              machine.stateDir,
+            ),
+          },
+        }
+      : {}),
   });
   if (secrets.size > 0) {
     const modes = privateModes(files, secrets);
@@ -287,7 +346,7 @@ function containRecord(loaded: LoadedRecord, scope: Scope): LoadedRecord {
   if (!record) return loaded;
   const byId = new Map(AGENTS.map((a) => [a.manifest.id, agentDestinations(a.manifest, scope)]));
   const allowed = (path: string, agents: readonly string[]) =>
-    agents.some((id) => byId.get(id)?.(path) === true);
+    agents.some((id) => byId.get(id)?.(path) === true) || isRunnerPath(path, scope);
   const warnings: string[] = [];
   const keep = <T>(entries: Record<string, T>, agentsOf: (v: T) => string[]): Record<string, T> => {
     const out: Record<string, T> = {};
@@ -335,7 +394,7 @@ export async function loadPlan(
     interrupted: record.interrupted,
     ...(io.fs ? { fs: io.fs } : {}),
   });
-  if (r.scope.kind === "project") assertInsideProject(plan, r.scope.dir);
+  if (r.scope.kind === "project") assertInsideProject(plan, r.scope.dir, hookMachine(r.scope, io).runner);
   warn(io, plan.warnings);
   return { ...r, plan, record, warnings: [...r.warnings, ...record.warnings, ...plan.warnings] };
 }
@@ -345,7 +404,7 @@ export async function loadPlan(
  * -> ~/.ssh`) must not make kanon write outside it. Every file a change writes must be in the project
  * once symlinks (of the file and of its folders) are resolved; otherwise nothing is written.
  */
-function assertInsideProject(plan: Plan, dir: string): void {
+function assertInsideProject(plan: Plan, dir: string, runner: string): void {
   const root = realOrSelf(dir);
   const real = new Map<string, string>();
   const realDir = (d: string): string => {
@@ -358,6 +417,7 @@ function assertInsideProject(plan: Plan, dir: string): void {
   };
   for (const c of plan.changes) {
     if (c.action === "delete") continue; // a delete unlinks the path itself, never a link's target
+    if (c.path === runner) continue; // kanon's hook runner, in kanon's data folder (hookMachine)
     const target = join(realDir(dirname(c.path)), basename(c.path));
     if (!isInside(root, target))
       throw new KanonError(

@@ -89,6 +89,8 @@ export function runnables(input: RunnableInput): Runnable[] {
   const hookText = memo(hookWhat);
   for (const d of input.decisions) {
     if (d.outcome === "omitted" || !ids.has(d.agent)) continue;
+    // kanon's own hooks (continuity, kanon/carry) run kanon's built-in handlers, nothing of the home.
+    if (d.hook.builtin !== undefined) continue;
     out.push({
       agent: d.agent,
       kind: "hook",

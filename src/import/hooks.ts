@@ -6,6 +6,7 @@
  * hook whose targets lists them, without changing the order any agent runs its hooks in.
  */
 
+import { DEFAULT_MAX_OUTPUT_CHARS, type HookMachine } from "../core/hooks/envelope.js";
 import { toSeconds } from "../core/hooks/groups.js";
 import { readNames } from "../core/hooks/matcher.js";
 import { commandLine, unprotectExpansion } from "../core/hooks/quote.js";
@@ -50,17 +51,31 @@ export function importHooks(
   const ordered = [...found].sort(
     (a, b) => Number(a.read.order === "event") - Number(b.read.order === "event"),
   );
+  // Neutral hooks call kanon's runner with this machine's node: render candidates with the same.
+  const machine = found
+    .flatMap((f) => f.read.hooks.map((n) => runnerCall(f.manifest, n)))
+    .find((c) => c !== null && c !== "builtin") as RunnerCall | undefined;
+  const options = machine ? { machine: machine.machine } : {};
   for (const { manifest, read } of ordered) {
     const agent = manifest.id;
     const last = new Map<string, number>();
     const perEvent = new Map<string, number>();
     for (const n of read.hooks) {
+      // kanon's own hooks (kanon/carry) come back by themselves with the neutral hooks that need them.
+      const call = runnerCall(manifest, n);
+      if (call === "builtin") continue;
+      // A context limit's raise is kanon's for a neutral hook; any other hook's is not imported.
+      for (const raise of raiseFields(manifest))
+        if (call === null && Object.hasOwn(n.fields, raise))
+          warnings.push(
+            `skipped unsupported ${agent} hook ${JSON.stringify(n.event)} field ${JSON.stringify(raise)}`,
+          );
       const orderKey = read.order === "event" ? n.event : "*";
       const index = (perEvent.get(n.event) ?? 0) + 1;
       perEvent.set(n.event, index);
       const want = nativeKey(manifest, n, read.named);
       const render = (h: HookEntry, f: FoundHooks) => {
-        const d = decideHook(h, 0, f.manifest, scope);
+        const d = decideHook(h, 0, f.manifest, scope, undefined, options);
         if (!d?.native) return null;
         // Rendered timeouts are in the agent's unit; read ones in seconds.
         const t = d.native.timeout;
@@ -102,7 +117,8 @@ export function importHooks(
         }
         result.splice(at, 0, {
           hook: valid[0]!,
-          fixedName: read.named,
+          // A neutral hook's name is in the runner's command line.
+          fixedName: read.named || valid[0]!.envelope === "neutral",
           found: new Map([[agent, want]]),
           origin: { agent, event: n.event, index },
         });
@@ -123,8 +139,20 @@ export function importHooks(
 
 const hookEventName = (h: HookEntry) => h.event || h.name;
 
-/** What decides whether two hooks render the same for an agent. */
+/** The handler fields that raise an event's context limit (Codex's additionalContextLimit). */
+function raiseFields(m: AgentManifest): Set<string> {
+  const out = new Set<string>();
+  for (const e of Object.values(m.hooks.events)) if (e.context?.limit?.raise) out.add(e.context.limit.raise);
+  return out;
+}
+
+/**
+ * What decides whether two hooks render the same for an agent. A context limit's raise follows from
+ * the hook's other fields (kanon writes it for a neutral hook's max_output_chars), so it is left out.
+ */
 function nativeKey(m: AgentManifest, n: NativeHook, named: boolean): string {
+  const raises = raiseFields(m);
+  const fields = Object.entries(n.fields).filter(([k]) => !raises.has(k));
   return JSON.stringify([
     named ? n.name : "",
     n.event,
@@ -134,8 +162,51 @@ function nativeKey(m: AgentManifest, n: NativeHook, named: boolean): string {
     n.args && n.args.length > 0 ? n.args : null,
     n.timeout && n.timeout > 0 ? n.timeout : null,
     n.async === true,
-    Object.entries(n.fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   ]);
+}
+
+interface RunnerCall {
+  hook: HookEntry;
+  machine: HookMachine;
+}
+
+/**
+ * A native hook that runs kanon's hook runner: the neutral hook behind it (its name, event, command
+ * and options are the runner's arguments) and where node and the runner are; "builtin" for one of
+ * kanon's own hooks; null for any other command.
+ */
+function runnerCall(m: AgentManifest, n: NativeHook): RunnerCall | "builtin" | null {
+  let argv = n.args && n.args.length > 0 ? [n.command ?? "", ...n.args] : null;
+  if (!argv && n.command !== undefined)
+    argv = splitCommandLine(m.hooks.expandsVariables ? unprotectExpansion(n.command) : n.command);
+  if (!argv || argv.length < 5 || !argv[1]!.endsWith("/hook-runner.mjs") || argv[2] !== m.id) return null;
+  const [node, runner, , event, name, ...rest] = argv as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    ...string[],
+  ];
+  const hook: HookEntry = { name, event, envelope: "neutral" };
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === "--max") {
+      const max = Number(rest[++i]);
+      if (max !== DEFAULT_MAX_OUTPUT_CHARS) hook.max_output_chars = max;
+    } else if (a === "--timeout") i++;
+    else if (a === "--block") hook.blocking = true;
+    else if (a === "--async") hook.async = true;
+    else if (a === "--builtin") return "builtin";
+    else if (a === "--sh") hook.command = rest[++i];
+    else if (a === "--") {
+      hook.command = rest[i + 1];
+      if (rest.length > i + 2) hook.args = rest.slice(i + 2);
+      break;
+    } else return null;
+  }
+  return { hook, machine: { node, runner } };
 }
 
 /** Neutral hooks that may render as `n` for this agent, most readable first. */
@@ -173,6 +244,12 @@ function candidates(m: AgentManifest, n: NativeHook): HookEntry[] {
     });
   }
 
+  const call = runnerCall(m, n);
+  if (call && call !== "builtin") {
+    // A neutral hook rendered on another event (PostCompact on SessionStart) had no matcher.
+    const matchers = call.hook.event === n.neutralEvent ? matcherTexts(m, n) : [undefined];
+    return matchers.map((matcher) => ({ ...base, ...call.hook, ...(matcher ? { matcher } : {}) }));
+  }
   const out: HookEntry[] = [];
   for (const matcher of matcherTexts(m, n))
     for (const c of commands) out.push({ ...base, ...(matcher ? { matcher } : {}), ...c });

@@ -47,7 +47,17 @@ const SERVER_FIELDS = [
   "overrides",
 ] as const;
 /** kanon.yaml's order: the handler fields of every type (command, args, …, url, …) in the vocabulary's. */
-const HOOK_FIELDS = ["name", "event", "matcher", "type", ...HANDLER_FIELDS, "targets"];
+const HOOK_FIELDS = [
+  "name",
+  "event",
+  "matcher",
+  "type",
+  ...HANDLER_FIELDS,
+  "envelope",
+  "blocking",
+  "max_output_chars",
+  "targets",
+];
 /** Lists that read best on one line. */
 const FLOW_KEYS = new Set([
   "agents",
@@ -90,6 +100,7 @@ export function plainConfig(c: KanonConfig): Record<string, unknown> {
   if (names.length > 0)
     out.mcp = { servers: Object.fromEntries(names.map((n) => [n, plainServer(c.mcp.servers[n]!)])) };
   if (c.hooks.length > 0) out.hooks = c.hooks.map(plainHook);
+  if (c.hooks_envelope) out.hooks_envelope = c.hooks_envelope;
   out.metadata = c.metadata;
   return out;
 }

@@ -122,6 +122,10 @@ export function normalizeConfig(raw: Partial<KanonConfig>): KanonConfig {
     skills: (raw.skills ?? []).map((s) => s ?? ({} as SkillEntry)),
     mcp: { servers: (raw.mcp?.servers ?? {}) as Record<string, McpServer> },
     hooks: (raw.hooks ?? []).map((h) => ({ ...(h ?? {}), name: h?.name ?? "" }) as HookEntry),
+    ...(raw.hooks_envelope ? { hooks_envelope: raw.hooks_envelope } : {}),
+    ...(raw.continuity ? { continuity: raw.continuity } : {}),
+    ...(raw.stages ? { stages: raw.stages } : {}),
+    ...(raw.stage_hooks ? { stage_hooks: raw.stage_hooks.map((h) => h ?? {}) } : {}),
     metadata: raw.metadata ?? {},
   };
 }

@@ -183,13 +183,80 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
           prompt: str("prompt and agent: what to ask; $ARGUMENTS is the hook input JSON."),
           model: str("prompt and agent: model to use."),
           continue_on_block: bool("prompt: when it answers ok: false, continue the turn with the reason."),
+          envelope: str(
+            "command: native (the agent's own stdin and output rules) or neutral (one stdin envelope in every agent, stdout delivered as context, run by kanon's hook runner). Default: hooks_envelope.",
+            { enum: ["native", "neutral"] },
+          ),
+          blocking: bool(
+            "neutral envelope: exit 2 or decision: block blocks where the event can block (default false: the hook only observes).",
+          ),
+          max_output_chars: {
+            kind: "int",
+            description:
+              "neutral envelope: the most characters of context delivered (default 4800); longer output is cut at a line boundary.",
+            minimum: 1,
+            maximum: 2 ** 31 - 1,
+          },
           targets: t,
           enabled: bool("false skips the hook everywhere."),
         }),
         "Hooks in Claude Code's neutral shape, rendered where each agent can run them.",
       ),
+      hooks_envelope: str(
+        "The envelope of every command hook that does not set its own: native (the default) or neutral.",
+        { enum: ["native", "neutral"] },
+      ),
+      ...continuityFields(),
       metadata: map(str(), "Free-form string metadata; never rendered."),
     },
+  };
+}
+
+/** `continuity:`, `stages:` and `stage_hooks:` (cross-agent continuity; see `kanon waypoint` and `kanon stage`). */
+function continuityFields(): Record<string, Schema> {
+  return {
+    continuity: obj(
+      {
+        reanchor: bool(
+          "Render kanon's re-anchor hooks into every agent: the waypoint block at session start and after compaction.",
+        ),
+        position_on_prompt: bool("Render kanon's position hook: one line of the waypoint on every prompt."),
+        max_chars: int("The re-anchor block's bound in characters: 300 to 10000 (default 4800)."),
+      },
+      "kanon's own hooks for cross-agent continuity: re-anchor, position, pause on interrupt.",
+    ),
+    stages: list(
+      {
+        kind: "stringOr",
+        object: {
+          kind: "object",
+          fields: {
+            name: str("The stage's name (lower case, digits, - and _)."),
+            optional: bool("true: later stages do not wait for this stage's handoff."),
+          },
+        },
+        description: "A stage name, or {name, optional: true}.",
+      },
+      "Stages in order for kanon stage (default: assess, plan, execute, reflect); each waits for the handoff of the nearest earlier required stage.",
+    ),
+    stage_hooks: list(
+      obj({
+        name: str("Name in messages and .kanon/events.jsonl (default stage_hooks[i])."),
+        on: str(
+          "<stage|task|change|*>:<before|after|*>, e.g. plan:before, task:after, change:after (after the last task).",
+          {
+            examples: ["plan:before", "execute:after", "task:after", "change:after", "*:before"],
+          },
+        ),
+        command: str("Shell command (/bin/sh -c), run in the project root with KANON_HOOK_* variables."),
+        timeout: int("Timeout in seconds (default 15)."),
+        on_failure: str("What a failure does: warn (default), error (stop the step) or ignore.", {
+          enum: ["warn", "error", "ignore"],
+        }),
+        enabled: bool("false skips the hook."),
+      }),
+      "Commands run by kanon stage start|done and kanon task start|done.",
+    ),
   };
 }
 

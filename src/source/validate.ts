@@ -5,7 +5,10 @@
  */
 import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { continuityDecisions } from "../core/hooks/continuity.js";
+import { BUILTIN_PREFIX, type HookMachine, hookEnvelope } from "../core/hooks/envelope.js";
 import {
+  carryHook,
   decideHook,
   type HookDecision,
   handlerFieldValue,
@@ -35,6 +38,7 @@ import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { closest } from "./did-you-mean.js";
 import { homePathProblem, homeRead } from "./home-files.js";
 import { resolveHomePath } from "./load.js";
+import { continuityErrors } from "./validate-continuity.js";
 
 export interface Validation {
   errors: string[];
@@ -63,6 +67,7 @@ export async function validateConfig(
   env: NodeJS.ProcessEnv,
   locate?: Locate,
   rendered?: ReadonlySet<string>,
+  machine?: HookMachine,
 ): Promise<Validation> {
   const at = (...path: (string | number)[]) => (locate ? `${locate(path)}: ` : "");
   const errors: string[] = [];
@@ -209,18 +214,43 @@ export async function validateConfig(
   const hookCheck = checkHooks(config, agents, targetNames, at);
   errors.push(...hookCheck.errors);
   warnings.push(...hookCheck.warnings);
+  const options = { envelope: config.hooks_envelope, ...(machine ? { machine } : {}) };
   config.hooks.forEach((hook, index) => {
     if (hook.enabled === false || hookCheck.invalid.has(index)) return;
     for (const agent of agents) {
       const id = agent.manifest.id;
       if (rendered && !rendered.has(id) && !isExplicit(hook.targets, id)) continue;
-      const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents);
+      const d = decideHook(hook, index, agent.manifest, scope, hookCheck.knownEvents, options);
       if (!d) continue;
       decisions.push(d);
       if (d.outcome === "omitted" && d.explicit) errors.push(at("hooks", index) + omissionError(d));
     }
   });
+  // kanon's continuity hooks, decided like the user's (never an error or a warning: `kanon hooks`
+  // says where each lands, or why it is left out).
+  let builtinIndex = config.hooks.length;
+  for (const agent of agents) {
+    if (rendered && !rendered.has(agent.manifest.id)) continue;
+    const found = continuityDecisions(
+      config,
+      agent.manifest,
+      scope,
+      hookCheck.knownEvents,
+      options,
+      builtinIndex,
+    );
+    builtinIndex += found.length;
+    decisions.push(...found);
+  }
+  // Context kept for the next prompt needs a hook there to hand it over: kanon adds its own.
+  for (const agent of agents) {
+    const carry = carryHook(decisions, agent.manifest);
+    if (!carry) continue;
+    const d = decideHook(carry, builtinIndex++, agent.manifest, scope, hookCheck.knownEvents, options);
+    if (d) decisions.push(d);
+  }
 
+  errors.push(...continuityErrors(config, at));
   errors.push(...gitUrlEnvErrors(config, env));
   for (const w of unsetEnvWarnings(config, env)) {
     warnings.push(
@@ -387,6 +417,8 @@ function checkHooks(
       invalid.add(index);
       continue;
     }
+    if (hook.name.startsWith(BUILTIN_PREFIX))
+      fail(`names starting with ${BUILTIN_PREFIX} are kept for kanon's own hooks`, "name");
     const first = firstByName.get(hook.name);
     if (first === undefined) firstByName.set(hook.name, index);
     else {
@@ -427,6 +459,12 @@ function checkHooks(
     }
     if (hook.shell && hook.shell !== "bash" && hook.shell !== "powershell")
       fail(`shell must be bash or powershell, not ${JSON.stringify(hook.shell)}`, "shell");
+    if (hook.envelope === "neutral" && type !== "command")
+      fail(`envelope neutral is for command hooks (kanon's runner is a command), not ${type}`, "envelope");
+    else if (hookEnvelope(hook, config.hooks_envelope) !== "neutral") {
+      for (const field of ["blocking", "max_output_chars"] as const)
+        if (hook[field] !== undefined) fail(`${field} is a field of hooks with envelope: neutral`, field);
+    }
 
     const event = hookEvent(hook);
     if (event && !knownEvents.has(event)) {

@@ -176,6 +176,10 @@ describe("JSON Schema", () => {
       "skills",
       "mcp",
       "hooks",
+      "hooks_envelope",
+      "continuity",
+      "stages",
+      "stage_hooks",
       "metadata",
     ]);
     expect(s.additionalProperties).toBe(false);

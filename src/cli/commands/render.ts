@@ -12,7 +12,7 @@ import { KanonError, type Scope, type TargetFile } from "../../model/types.js";
 import { type GlobalFlags, type Io, out, outPainted, progressOf, readLine, warn } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
 import { rememberApplied, reviewArrivals } from "../hook-review.js";
-import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
+import { isRunnerPath, loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
 import { trackedSecretWarnings } from "../project-secrets.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
@@ -271,8 +271,8 @@ export async function undoCommand(
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
 }
 
-/** Whether an agent's apply could have written `path` in this scope. */
+/** Whether an agent's apply could have written `path` in this scope (kanon's hook runner included). */
 function isRecordable(agent: string, path: string, scope: Scope): boolean {
   const m = AGENTS.find((a) => a.manifest.id === agent)?.manifest;
-  return m !== undefined && agentDestinations(m, scope)(path);
+  return m !== undefined && (agentDestinations(m, scope)(path) || isRunnerPath(path, scope));
 }

@@ -169,10 +169,15 @@ function otherFields(manifest: AgentManifest, type: string): Map<string, FieldKi
     const kind = FIELD_KINDS[neutral];
     if (f.support === "native" && kind) out.set(f.name ?? neutral, kind);
   }
+  // The field that raises an event's context limit, which kanon writes for neutral hooks
+  // (import takes it back out, see core/import/hooks.ts).
+  if (type === "command")
+    for (const e of Object.values(manifest.hooks.events))
+      if (e.context?.limit?.raise) out.set(e.context.limit.raise, "number");
   return out;
 }
 
-type FieldKind = "string" | "boolean" | "strings" | "string map" | "object";
+type FieldKind = "string" | "boolean" | "number" | "strings" | "string map" | "object";
 
 /** What kanon.yaml holds in each handler field besides the command ones (src/source/schema.ts). */
 const FIELD_KINDS: Record<string, FieldKind> = {
@@ -195,6 +200,7 @@ function isKind(value: unknown, kind: FieldKind): boolean {
   switch (kind) {
     case "string":
     case "boolean":
+    case "number":
       return typeof value === kind;
     case "strings":
       return Array.isArray(value) && value.every((v) => typeof v === "string");

@@ -4,9 +4,19 @@
  * warnings (implicit targets), `kanon hooks`, `status` and the docs all use it.
  */
 
-import type { HookEntry } from "../../model/config.js";
+import type { HookEntry, HookEnvelope, KanonConfig } from "../../model/config.js";
 import type { AgentManifest, Gate, NativeHook } from "../../model/manifest.js";
 import type { Scope } from "../../model/types.js";
+import {
+  BUILTIN_PREFIX,
+  DEFAULT_MAX_OUTPUT_CHARS,
+  type Delivery,
+  envelopeTarget,
+  type HookMachine,
+  hookEnvelope,
+  nativeDelivery,
+  neutralDelivery,
+} from "./envelope.js";
 import { isNativeList, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
 import { commandLine, protectFromExpansion } from "./quote.js";
 import { HANDLER_FIELDS, NEUTRAL_EVENTS, NEUTRAL_TOOLS, neutralEvent, neutralHandler } from "./vocabulary.js";
@@ -34,7 +44,21 @@ export interface HookDecision {
   notes: string[];
   gates: Gate[];
   native?: NativeHook;
+  /** native: the agent's own stdin and output rules; neutral: run through kanon's hook runner. */
+  envelope: HookEnvelope;
+  /** Where the hook's output reaches the model on this agent, and whether it can block. */
+  delivery: Delivery;
 }
+
+export interface DecideOptions {
+  /** kanon.yaml's `hooks_envelope`. */
+  envelope?: KanonConfig["hooks_envelope"];
+  /** Where node and kanon's runner are (neutral hooks run them); placeholders when absent. */
+  machine?: HookMachine;
+}
+
+/** What a neutral hook's command names when the machine was not asked (tests, `kanon hooks`). */
+const PLACEHOLDER_MACHINE: HookMachine = { node: "node", runner: "kanon-hook-runner.mjs" };
 
 /** The event a hook fires on: `event`, or `name` when event is empty (the Go original's rule). */
 export function hookEvent(hook: HookEntry): string {
@@ -73,11 +97,14 @@ export function decideHook(
   agent: AgentManifest,
   scope: Scope["kind"],
   knownEvents: ReadonlySet<string> = NEUTRAL_EVENT_NAMES,
+  options: DecideOptions = {},
 ): HookDecision | null {
   if (hook.enabled === false || !targetsAgent(hook.targets, agent.id)) return null;
   const event = hookEvent(hook);
   if (!event) return null;
   const caps = agent.hooks;
+  const envelope = hookEnvelope(hook, options.envelope);
+  const neutral = envelope === "neutral";
   const d: HookDecision = {
     hook,
     index,
@@ -87,11 +114,14 @@ export function decideHook(
     translations: [],
     notes: [],
     gates: caps.gates.filter((g) => g.scopes.includes(scope)),
+    envelope,
+    delivery: { context: "not delivered", channel: null, limit: null, block: false },
   };
   const omit = (capability: string, detail?: string): HookDecision => {
     d.outcome = "omitted";
     d.missing = detail ? { capability, detail } : { capability };
     d.gates = [];
+    d.delivery = { context: "not delivered", channel: null, limit: null, block: false };
     return d;
   };
   const who = `${agent.displayName} ${caps.verified.version}`;
@@ -110,14 +140,23 @@ export function decideHook(
   const type = hook.type || "command";
   const handler = caps.handlers[type];
   if (!handler) return omit(`type ${JSON.stringify(type)}`);
-  const required = neutralHandler(type)?.required ?? [];
+  // A built-in hook runs one of the runner's own handlers instead of a command.
+  const required = hook.builtin !== undefined ? [] : (neutralHandler(type)?.required ?? []);
   const absent = required.find((f) => handlerFieldValue(hook, f) === undefined);
   if (absent) return omit(`type ${type} without ${absent}`);
 
+  // A neutral hook may be rendered on the event where its context lands (PostCompact → SessionStart).
+  const target = neutral && support ? envelopeTarget(agent, event) : undefined;
+  const redirect = target?.matcher !== undefined ? target : undefined;
+  if (redirect && hook.matcher && parseNeutralMatcher(hook.matcher).kind !== "all")
+    return omit(
+      `matcher ${JSON.stringify(hook.matcher)} on a neutral ${event} hook`,
+      `it is rendered on ${redirect.support.native} (${redirect.matcher}), which does not say the ${support!.matcher}`,
+    );
   const native: NativeHook = {
     name: hook.name,
     neutralEvent: event,
-    event: support?.native ?? event,
+    event: redirect?.support.native ?? support?.native ?? event,
     matcher: { kind: "all" },
     type,
     fields: {},
@@ -126,6 +165,8 @@ export function decideHook(
   for (const field of HANDLER_FIELDS) {
     const value = handlerFieldValue(hook, field);
     if (value === undefined) continue;
+    // A neutral hook's command and args go to the runner, whose own command line replaces them below.
+    if (neutral && (field === "command" || field === "args")) continue;
     const fs = handler.fields[field];
     if (!fs || fs.support === "none") {
       return omit(`field ${JSON.stringify(field)}`, `for type ${JSON.stringify(type)}`);
@@ -157,6 +198,23 @@ export function decideHook(
   if (native.timeout && support?.maxTimeoutSec && native.timeout > support.maxTimeoutSec) {
     d.notes.push(`${who} caps ${event} timeouts at ${support.maxTimeoutSec} s`);
   }
+  if (neutral) {
+    const runs = runnerCommand(hook, event, agent, redirect?.support ?? support, options.machine);
+    if (handler.fields.args?.support === "native") {
+      native.command = runs[0]!;
+      native.args = runs.slice(1);
+    } else native.command = commandLine(runs);
+    native.neutral = true;
+    if (redirect)
+      d.translations.push(
+        `rendered on ${redirect.support.native} with the matcher ${JSON.stringify(redirect.matcher)}, which ${agent.displayName} fires right after compaction and whose context reaches the model`,
+      );
+    const limit = (redirect?.support ?? support)?.context?.limit;
+    const max = hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS;
+    // Every code point is at most 4 bytes, so max tokens of bytes ÷ 4 holds max characters.
+    if (limit?.raise && limit.unit === "bytes/4" && max > limit.max && target?.support.envelope?.context)
+      native.fields[limit.raise] = max;
+  }
   if (native.timeout !== undefined && !caps.passThrough) {
     const t = caps.timeouts;
     const min = t.minSec ?? 0;
@@ -182,7 +240,9 @@ export function decideHook(
     }
   }
 
-  const problem = translateMatcher(hook.matcher, event, support, agent, native, d);
+  const problem = redirect
+    ? translateMatcher(redirect.matcher, redirect.support.native, redirect.support, agent, native, d)
+    : translateMatcher(hook.matcher, event, support, agent, native, d);
   if (problem) return omit(problem.capability, problem.detail);
   // The settings loader would expand `$NAME` in a matcher as well (a regex rarely needs it).
   if (caps.expandsVariables && native.matcherText && /\$[\w{]/.test(native.matcherText))
@@ -193,7 +253,37 @@ export function decideHook(
 
   d.native = native;
   d.outcome = !support ? "passed-through" : d.translations.length > 0 ? "translated" : "as-written";
+  d.delivery = neutral
+    ? neutralDelivery(agent, event, { blocking: !!hook.blocking, async: !!hook.async })
+    : nativeDelivery(support, !!hook.async);
   return d;
+}
+
+/**
+ * The runner's command line for a neutral hook: `<node> <runner> <agent> <event> <hook> [options]`
+ * and then the hook's command (`--sh <command line>`, or `-- <argv>` for an exec-form hook with args)
+ * or `--builtin <handler>`. Nothing in it changes with kanon's version, so an upgrade leaves Codex's
+ * review hashes alone; the runner's own code is in the file it names.
+ */
+function runnerCommand(
+  hook: HookEntry,
+  event: string,
+  agent: AgentManifest,
+  support: AgentManifest["hooks"]["events"][string] | undefined,
+  machine: HookMachine = PLACEHOLDER_MACHINE,
+): string[] {
+  const t = agent.hooks.timeouts;
+  // The agent's deadline: the runner stops the command before it, so that the agent sees an answer.
+  let timeout = hook.timeout || t.defaultSec;
+  if (support?.maxTimeoutSec) timeout = Math.min(timeout, support.maxTimeoutSec);
+  const argv = [machine.node, machine.runner, agent.id, event, hook.name];
+  argv.push("--max", String(hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS), "--timeout", String(timeout));
+  if (hook.blocking) argv.push("--block");
+  if (hook.async) argv.push("--async");
+  if (hook.builtin !== undefined) argv.push("--builtin", hook.builtin);
+  else if (hook.args && hook.args.length > 0) argv.push("--", hook.command ?? "", ...hook.args);
+  else argv.push("--sh", hook.command ?? "");
+  return argv;
 }
 
 /** The fields NativeHook carries by their own names, for the runtimes kanon generates. */
@@ -293,6 +383,27 @@ function translateMatcher(
     );
   }
   return null;
+}
+
+/**
+ * kanon's own `kanon/carry` hook for an agent whose runner keeps context for the next prompt (see
+ * EnvelopeCapabilities.carry), when one of its hooks has context to keep: on UserPromptSubmit, it
+ * delivers what the session's earlier hooks left, once. Its bound is the sum of theirs.
+ */
+export function carryHook(decisions: readonly HookDecision[], agent: AgentManifest): HookEntry | null {
+  if (agent.hooks.envelope.carry !== "runner") return null;
+  const carried = decisions.filter(
+    (d) => d.agent === agent.id && d.native && d.delivery.context === "next prompt",
+  );
+  if (carried.length === 0) return null;
+  const max = carried.reduce((sum, d) => sum + (d.hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS), 0);
+  return {
+    name: `${BUILTIN_PREFIX}carry`,
+    event: "UserPromptSubmit",
+    builtin: "carry",
+    max_output_chars: max,
+    targets: [agent.id],
+  };
 }
 
 /** The hooks an agent gets, as it will run them, in kanon.yaml order. */
