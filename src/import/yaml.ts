@@ -20,32 +20,12 @@ import { OVERRIDABLE } from "../core/mcp-overrides.js";
 import { deepEqual } from "../formats/values.js";
 import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { instructionPath } from "../model/config.js";
+import { MCP_FIELDS } from "../model/manifest.js";
 import { KanonError } from "../model/types.js";
 import { providerName } from "../providers/name.js";
 
 const SKILL_FIELDS = ["name", "path", "git", "include", "exclude", "targets", "enabled"] as const;
-const SERVER_FIELDS = [
-  "type",
-  "command",
-  "args",
-  "env",
-  "env_vars",
-  "url",
-  "headers",
-  "env_headers",
-  "bearer_token_env_var",
-  "startup_timeout_sec",
-  "tool_timeout_sec",
-  "enabled_tools",
-  "disabled_tools",
-  "default_approval",
-  "tools",
-  "opencode_enabled",
-  "targets",
-  "enabled",
-  "resolve_env",
-  "overrides",
-] as const;
+const SERVER_FIELDS = [...MCP_FIELDS, "targets", "enabled", "resolve_env", "overrides"] as const;
 /** kanon.yaml's order: the handler fields of every type (command, args, …, url, …) in the vocabulary's. */
 const HOOK_FIELDS = [
   "name",
