@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { KanonConfig, SkillEntry } from "../../src/model/config.js";
+import { GIT_NO_HOUSEKEEPING } from "../support/cli.js";
 
 const roots: string[] = [];
 
@@ -44,6 +45,7 @@ export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     GIT_COMMITTER_NAME: "Kanon Test",
     GIT_COMMITTER_EMAIL: "kanon@example.test",
     GIT_TERMINAL_PROMPT: "0",
+    ...GIT_NO_HOUSEKEEPING,
     ...extra,
   };
 }

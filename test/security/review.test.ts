@@ -9,12 +9,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo } from "../providers/helpers.js";
-import { type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
+import { restoredSandbox, sandboxEnv } from "../support/cli.js";
 import { PtySession } from "../support/pty.js";
 
-let machine: Sandbox;
-let remote: string;
-let other: string;
 let home: string;
 let pty: PtySession | undefined;
 
@@ -56,19 +53,21 @@ const NOT_PULLED =
   "new or changed hook(s), MCP server(s), script(s) or outside read(s) came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked\n";
 const head = () => git(home, "rev-parse", "HEAD");
 
-beforeEach(() => {
-  machine = sandbox();
-  remote = join(machine.work, "remote.git");
-  other = join(machine.work, "other");
-  home = join(machine.home, ".config", "kanon");
+// Each test starts with a remote holding BASE and someone else's clone of it: built once, put back
+// before each test (restoredSandbox).
+const machine = restoredSandbox(() => {
   spawnSync("git", ["init", "--quiet", "--bare", remote], { env: sandboxEnv(machine.home) });
   spawnSync("git", ["clone", "--quiet", remote, other], { env: sandboxEnv(machine.home) });
   push(BASE);
 });
+const remote = join(machine.work, "remote.git");
+const other = join(machine.work, "other");
+beforeEach(() => {
+  home = join(machine.home, ".config", "kanon");
+});
 afterEach(() => {
   pty?.kill();
   pty = undefined;
-  machine.cleanup();
 });
 afterAll(cleanupTemp);
 

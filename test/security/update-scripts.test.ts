@@ -7,15 +7,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo } from "../providers/helpers.js";
-import { type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
+import { restoredSandbox, sandboxEnv } from "../support/cli.js";
 import { PtySession } from "../support/pty.js";
 
-let machine: Sandbox;
-let remote: string;
-let other: string;
-let home: string;
 let pty: PtySession | undefined;
 
 function git(cwd: string, ...args: string[]): string {
@@ -55,11 +51,9 @@ const script = () => readFileSync(join(home, "hooks/guard.sh"), "utf8");
 const NOT_PULLED =
   "came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked\n";
 
-beforeEach(async () => {
-  machine = sandbox();
-  remote = join(machine.work, "remote.git");
-  other = join(machine.work, "other");
-  home = join(machine.home, ".config", "kanon");
+// Each test starts from a home cloned from the remote and applied, as a user has it after `kanon
+// init <remote>` and `kanon apply`: built once, put back before each test (restoredSandbox).
+const machine = restoredSandbox(async () => {
   spawnSync("git", ["init", "--quiet", "--bare", remote], { env: sandboxEnv(machine.home) });
   spawnSync("git", ["clone", "--quiet", remote, other], { env: sandboxEnv(machine.home) });
   push({
@@ -71,10 +65,12 @@ beforeEach(async () => {
   expect((await k("init", remote)).status).toBe(0);
   expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
 });
+const remote = join(machine.work, "remote.git");
+const other = join(machine.work, "other");
+const home = join(machine.home, ".config", "kanon");
 afterEach(() => {
   pty?.kill();
   pty = undefined;
-  machine.cleanup();
 });
 afterAll(cleanupTemp);
 
