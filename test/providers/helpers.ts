@@ -126,6 +126,13 @@ function openRepo(root: string, name: string, env: NodeJS.ProcessEnv): TestRepo 
   };
   const branchRef = () =>
     /^ref: (refs\/heads\/.+)\n$/.exec(readFileSync(join(work, ".git/HEAD"), "utf8"))![1]!;
+  /** HEAD's commit, read as `git rev-parse HEAD` would (a loose ref; HEAD detached or on a branch). */
+  const head = () => {
+    const text = readFileSync(join(work, ".git/HEAD"), "utf8");
+    return (
+      text.startsWith("ref: ") ? readFileSync(join(work, ".git", text.slice(5).trim()), "utf8") : text
+    ).trim();
+  };
   return {
     work,
     bare,
@@ -137,7 +144,7 @@ function openRepo(root: string, name: string, env: NodeJS.ProcessEnv): TestRepo 
       run(work, ["add", "--all"]);
       run(work, ["commit", "--quiet", "--allow-empty", "-m", message]);
       publish(branchRef());
-      return run(work, ["rev-parse", "HEAD"]);
+      return head();
     },
     branch(branchName) {
       run(work, ["checkout", "--quiet", "-B", branchName]);
@@ -149,7 +156,7 @@ function openRepo(root: string, name: string, env: NodeJS.ProcessEnv): TestRepo 
       run(work, message ? ["tag", "-a", tagName, "-m", message] : ["tag", tagName]);
       publish(`refs/tags/${tagName}`);
     },
-    head: () => run(work, ["rev-parse", "HEAD"]),
+    head,
   };
 }
 
