@@ -21,6 +21,7 @@ export default defineConfig({
   define: { __KANON_VERSION__: JSON.stringify(pkg.version) },
   test: {
     include: ["test/**/*.test.ts"],
+    setupFiles: ["test/support/setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Measured with the whole suite on this 2-core machine (shared, load average 12-13 during each

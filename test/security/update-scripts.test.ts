@@ -1,40 +1,12 @@
-/**
- * `kanon update` reviews what the incoming commits would run before it moves the Kanon home: a
- * script of the home that a hook or MCP server runs (`hooks/guard.sh`) is live the moment the pull
- * lands, so its diff is shown and asked about first. Real git: a bare remote, and a second clone
- * standing for someone else who pushes to it.
- */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo } from "../providers/helpers.js";
-import { type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
+import { restoredSandbox, sandboxEnv } from "../support/cli.js";
+import { otherClone } from "../support/git-remote.js";
 import { PtySession } from "../support/pty.js";
 
-let machine: Sandbox;
-let remote: string;
-let other: string;
-let home: string;
 let pty: PtySession | undefined;
-
-function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync("git", args, { cwd, env: sandboxEnv(machine.home), encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
-const k = (...args: string[]) => machine.run(["--home", home, ...args]);
-
-/** Someone else (a second clone) commits these files and pushes them. */
-function push(files: Record<string, string>): void {
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(join(other, rel, ".."), { recursive: true });
-    writeFileSync(join(other, rel), text);
-  }
-  git(other, "add", "-A");
-  git(other, "commit", "--quiet", "-m", "change");
-  git(other, "push", "--quiet", "origin", "HEAD");
-}
 
 const YAML = `version: 1
 agents: [claude, codex]
@@ -55,13 +27,10 @@ const script = () => readFileSync(join(home, "hooks/guard.sh"), "utf8");
 const NOT_PULLED =
   "came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked\n";
 
-beforeEach(async () => {
-  machine = sandbox();
-  remote = join(machine.work, "remote.git");
-  other = join(machine.work, "other");
-  home = join(machine.home, ".config", "kanon");
-  spawnSync("git", ["init", "--quiet", "--bare", remote], { env: sandboxEnv(machine.home) });
-  spawnSync("git", ["clone", "--quiet", remote, other], { env: sandboxEnv(machine.home) });
+// Each test starts from a home cloned from the remote and applied, as a user has it after `kanon
+// init <remote>` and `kanon apply`: built once, put back before each test (restoredSandbox).
+const machine = restoredSandbox(async () => {
+  someoneElse.create();
   push({
     "kanon.yaml": YAML,
     "instructions/team.md": "Be brief.\n",
@@ -71,10 +40,15 @@ beforeEach(async () => {
   expect((await k("init", remote)).status).toBe(0);
   expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
 });
+const remote = join(machine.work, "remote.git");
+const home = join(machine.home, ".config", "kanon");
+/** Someone else: a second clone that commits files and pushes them. */
+const someoneElse = otherClone(remote, join(machine.work, "other"), machine.home);
+const { git, push } = someoneElse;
+const k = (...args: string[]) => machine.run(["--home", home, ...args]);
 afterEach(() => {
   pty?.kill();
   pty = undefined;
-  machine.cleanup();
 });
 afterAll(cleanupTemp);
 

@@ -1,12 +1,12 @@
-/** `kanon ui` as a user runs it: the built binary in a pseudo-terminal, the screen read back. */
+/** `kanon ui` as a user sees it: on a terminal (InProcessTerminal), the screen read back. */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxPerTest } from "../support/cli.js";
-import { KEYS, PtySession } from "../support/pty.js";
+import { InProcessTerminal, KEYS } from "../support/pty.js";
 
-let ui: PtySession | undefined;
+let ui: InProcessTerminal | undefined;
 const s = sandboxPerTest((s) =>
   s.writeHome(
     "version: 1\ninstructions:\n  files: [instructions/shared.md]\nmcp:\n  servers:\n    github:\n      command: github-mcp\n",
@@ -29,7 +29,7 @@ function start(
   args: string[] = [],
   options: { cols?: number; rows?: number; env?: Record<string, string> } = {},
 ) {
-  ui = new PtySession(["--home", s.kh, "ui", ...args], {
+  ui = new InProcessTerminal(["--home", s.kh, "ui", ...args], {
     cwd: s.work,
     env: env(options.env),
     ...(options.cols ? { cols: options.cols } : {}),
@@ -47,7 +47,7 @@ const ALL = [
   ".config/opencode/opencode.json",
 ];
 /** The right column's text (the change list and the diff) as one line: wrapped messages read whole. */
-const rightColumn = (t: PtySession) =>
+const rightColumn = (t: InProcessTerminal) =>
   t
     .lines()
     .map((l) => l.slice(30)) // the left column is 30 wide on a 100-column terminal
@@ -149,7 +149,7 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
     writeFileSync(join(s.kh, "instructions/shared.md"), "Shared rules v2\n");
     writeFileSync(home(".claude/CLAUDE.md"), "Shared rules\nmy note\n");
 
-    const t = new PtySession(["--home", s.kh, "--agent", "claude", "ui"], { cwd: s.work, env: env() });
+    const t = new InProcessTerminal(["--home", s.kh, "--agent", "claude", "ui"], { cwd: s.work, env: env() });
     ui = t;
     const screen = await t.waitFor("Apply Changes (2 changed · 0 conflict · 2 selected)");
     expect(screen).toContain("> [x] ! ~/.claude/CLAUDE.md");
@@ -208,7 +208,7 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
   });
 
   it("colours the change list, and not with NO_COLOR", async () => {
-    const coloured = (t: PtySession) => {
+    const coloured = (t: InProcessTerminal) => {
       const buffer = t.term.buffer.active;
       for (let y = 0; y < t.term.rows; y++) {
         const line = buffer.getLine(buffer.viewportY + y);

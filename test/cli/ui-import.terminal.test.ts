@@ -1,13 +1,13 @@
-/** `kanon ui`'s import mode (`kanon import --ui`, `--mode import`, `m`) as a user runs it, in a pseudo-terminal. */
+/** `kanon ui`'s import mode (`kanon import --ui`, `--mode import`, `m`) as a user sees it, on a terminal (InProcessTerminal). */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Sandbox, sandbox } from "../support/cli.js";
-import { KEYS, PtySession } from "../support/pty.js";
+import { InProcessTerminal, KEYS } from "../support/pty.js";
 
 let s: Sandbox;
 let kh: string;
-let ui: PtySession | undefined;
+let ui: InProcessTerminal | undefined;
 const HOME_YAML =
   "# my Kanon home\nversion: 1\n\nmcp:\n  servers:\n    # from work\n    github:\n      command: github-mcp\n";
 beforeEach(() => {
@@ -37,7 +37,7 @@ afterEach(() => {
 });
 
 function start(args: string[]) {
-  ui = new PtySession(["--home", kh, "--agent", "claude", ...args], {
+  ui = new InProcessTerminal(["--home", kh, "--agent", "claude", ...args], {
     cwd: s.work,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: s.home, TERM: "xterm-256color" },
     cols: 120,
@@ -45,7 +45,7 @@ function start(args: string[]) {
   return ui;
 }
 /** The right column's text (units and diff) as one line: wrapped messages read whole. */
-const flat = (t: PtySession) =>
+const flat = (t: InProcessTerminal) =>
   t
     .lines()
     .map((l) => l.slice(34)) // the left column is 34 wide on a 120-column terminal
