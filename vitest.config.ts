@@ -1,15 +1,27 @@
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { bundleText } from "./scripts/esbuild-text.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as {
   version: string;
 };
 
 export default defineConfig({
+  plugins: [
+    {
+      // `import text from "./entry.ts?bundle"`: as in the build (scripts/esbuild-text.mjs).
+      name: "bundle-text",
+      async load(id) {
+        if (!id.endsWith("?bundle")) return null;
+        return `export default ${JSON.stringify(await bundleText(id.slice(0, -"?bundle".length)))};`;
+      },
+    },
+  ],
   // As the build defines it: `kanon --version` in-process prints the package's version.
   define: { __KANON_VERSION__: JSON.stringify(pkg.version) },
   test: {
     include: ["test/**/*.test.ts"],
+    setupFiles: ["test/support/setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Measured with the whole suite on this 2-core machine (shared, load average 12-13 during each

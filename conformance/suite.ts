@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { CONTINUITY_COLUMNS, continuityPhase } from "./continuity.js";
 import { drivers } from "./drivers/index.js";
 import {
   type AgentDriver,
@@ -15,6 +16,7 @@ import {
   LIFECYCLE,
   type Scope,
 } from "./drivers/types.js";
+import { ENVELOPE_COLUMNS, envelopePhase } from "./envelope.js";
 import { type FakeModel, type RecordedRequest, startFakeModel } from "./fake-model/server.js";
 import {
   checkFields,
@@ -50,6 +52,8 @@ const COLUMNS = [
   "block-msg",
   "review",
   "doctor",
+  ...ENVELOPE_COLUMNS,
+  ...CONTINUITY_COLUMNS,
   "hygiene",
   ...MCP_COLUMNS,
 ];
@@ -93,7 +97,7 @@ options:
   --jobs=N                    agents that run at the same time (default 2; the scopes of one agent
                               run one after the other)
   --timeout=SECONDS           bound for one agent run (default: per driver, 90-120 s)
-  --suite-timeout=SECONDS     bound for the whole run phase (default 600)
+  --suite-timeout=SECONDS     bound for the whole run phase (default 900)
   --keep                      keep the temporary folders (they are kept anyway for failing rows)
   --no-netns                  do not run the agents in a private network namespace
   --kanon=PATH                the kanon CLI to test (default: dist/kanon.js)
@@ -106,7 +110,7 @@ function parseOptions(argv: string[], repoRoot: string): Options | string {
     agents: [],
     keep: false,
     jobs: 2,
-    suiteTimeoutMs: 600_000,
+    suiteTimeoutMs: 900_000,
     netns: true,
     cacheRoot: resolve(process.env.KANON_AGENTS_CACHE || join(repoRoot, ".cache", "agents")),
     kanon: join(repoRoot, "dist", "kanon.js"),
@@ -282,7 +286,30 @@ async function runPhase(state: RunState): Promise<number> {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.jobs, queue.length) }, worker));
+  // Continuity across agents: one project, every agent in turn (conformance/continuity.ts), in a lane
+  // of its own beside the rows.
+  const continuity = async (): Promise<void> => {
+    const chain = selected.filter((d) => installed[d.id]);
+    if (chain.length === 0 || options.mcpOnly) return;
+    const root = join(runRoot, "continuity");
+    const checks = await continuityPhase({
+      agents: chain.map((driver) => ({
+        driver,
+        installed: installed[driver.id]!,
+        row: `${driver.id}/${driver.scopes[0]}`,
+        timeoutMs: options.runTimeoutMs ?? driver.timeoutMs,
+      })),
+      root,
+      repoRoot: state.paths.repoRoot,
+      kanon: options.kanon,
+      activeTokens,
+      say,
+    });
+    for (const c of checks) report.add(c.row, c.id, c.status, c.detail);
+    if (checks.some((c) => c.status === "fail")) keptDirs.push(root);
+    else if (!options.keep) rmSync(root, { recursive: true, force: true });
+  };
+  await Promise.all([...Array.from({ length: Math.min(options.jobs, queue.length) }, worker), continuity()]);
   clearTimeout(watchdog);
 
   function finish(): void {
@@ -439,6 +466,20 @@ async function runRow(
       for (const extra of await driver.extraChecks(ctx)) {
         report.add(row, extra.id, extra.ok ? "pass" : extra.info ? "warn" : "fail", extra.detail);
       }
+    }
+
+    // The neutral envelope, live: once per agent, in its first scope (conformance/envelope.ts).
+    if (scope === driver.scopes[0]) {
+      const checks = await envelopePhase({
+        driver,
+        installed,
+        root: join(layout.root, "envelope"),
+        repoRoot: paths.repoRoot,
+        kanon: options.kanon,
+        timeoutMs,
+        activeTokens,
+      });
+      for (const c of checks) report.add(row, c.id, c.status, c.detail);
     }
 
     report.add(row, "hygiene", ...hygieneCheck([lifecycle, block]));

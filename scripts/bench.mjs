@@ -374,6 +374,11 @@ try {
     console.log("\nOpenCode plugin dispatch");
     spawnSync(process.execPath, [pluginBench], { stdio: "inherit" });
   }
+  console.log("\nhook runner (envelope: neutral)");
+  const runnerBench = spawnSync(process.execPath, [join(root, "scripts/bench-hook-runner.mjs")], {
+    stdio: "inherit",
+  });
+  if (runnerBench.status !== 0) process.exitCode = 1;
   if (budgets.some(([, ok]) => !ok)) process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });

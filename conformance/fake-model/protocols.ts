@@ -14,6 +14,10 @@ export interface ScriptStep {
   calls?: ScriptedCall[];
   /** The scripted calls made so far in this run. */
   called?: Set<string>;
+  /** Answer with the final text whatever the request carries (FakeModelScript.finalWhen matched). */
+  final?: boolean;
+  /** OpenAI Responses and Chat Completions: the input tokens a tool-call answer reports (default 10). */
+  toolCallTokens?: number;
 }
 
 export interface ScriptedCall {
@@ -99,6 +103,7 @@ export function shellArguments(tool: OfferedTool, command: string): Json {
  * time (protocols that carry several calls in one answer save a model round trip per call).
  */
 function nextCalls(tools: OfferedTool[], results: number, script: ScriptStep, max = 1): ScriptedCall[] {
+  if (script.final) return [];
   if (script.calls) {
     const offered = new Set(tools.map((t) => t.name));
     const calls = script.calls
@@ -167,7 +172,7 @@ const anthropic: Protocol = {
         schema: isObject(t.input_schema) ? t.input_schema : undefined,
       }));
     const shell = nextCall(tools, toolResults.length, script);
-    const decision = shell ? "tool_call" : toolResults.length > 0 ? "final" : "text";
+    const decision = shell ? "tool_call" : toolResults.length > 0 || script.final ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const id = nextId("msg");
     const usage = {
@@ -277,7 +282,7 @@ const responses: Protocol = {
             ],
       );
     const shell = nextCall(tools, toolResults.length, script);
-    const decision = shell ? "tool_call" : toolResults.length > 0 ? "final" : "text";
+    const decision = shell ? "tool_call" : toolResults.length > 0 || script.final ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const responseId = nextId("resp");
     const model = typeof request.model === "string" ? request.model : MODEL_ID;
@@ -311,12 +316,13 @@ const responses: Protocol = {
         content: [{ type: "output_text", text, annotations: [] }],
       };
     }
+    const input = shell && script.toolCallTokens ? script.toolCallTokens : 10;
     const usage = {
-      input_tokens: 10,
+      input_tokens: input,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: 5,
       output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 15,
+      total_tokens: input + 5,
     };
     const response = (status: string, output: Json[]): Json => ({
       id: responseId,
@@ -400,13 +406,15 @@ const chat: Protocol = {
         schema: isObject(f.parameters) ? f.parameters : undefined,
       }));
     const calls = nextCalls(tools, toolResults.length, script, Number.POSITIVE_INFINITY);
-    const decision = calls.length > 0 ? "tool_call" : toolResults.length > 0 ? "final" : "text";
+    const decision =
+      calls.length > 0 ? "tool_call" : toolResults.length > 0 || script.final ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const id = nextId("chatcmpl");
     const model = typeof request.model === "string" ? request.model : MODEL_ID;
     const created = Math.floor(Date.now() / 1000);
     const withIds = calls.map((c) => ({ ...c, id: nextId("call"), json: JSON.stringify(c.args) }));
-    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    const prompt = calls.length > 0 && script.toolCallTokens ? script.toolCallTokens : 10;
+    const usage = { prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5 };
     const base = {
       toolResults,
       toolName: calls.map((c) => c.name).join(",") || undefined,
@@ -512,7 +520,8 @@ const gemini: Protocol = {
       }
     }
     const calls = nextCalls(tools, toolResults.length, script, Number.POSITIVE_INFINITY);
-    const decision = calls.length > 0 ? "tool_call" : toolResults.length > 0 ? "final" : "text";
+    const decision =
+      calls.length > 0 ? "tool_call" : toolResults.length > 0 || script.final ? "final" : "text";
     const text = decision === "final" ? script.finalText : PLAIN_TEXT;
     const parts =
       calls.length > 0 ? calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) : [{ text }];

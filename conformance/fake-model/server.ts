@@ -29,6 +29,16 @@ export interface FakeModelScript {
    * slow to write it. Kimi Code kills PostToolUse hooks when the turn ends, so its driver needs it.
    */
   finalDelayMs?: number;
+  /**
+   * A request whose body holds this text gets the final answer even without a tool result (a
+   * conversation compacted after the tool call no longer carries the result).
+   */
+  finalWhen?: string;
+  /**
+   * The input tokens a tool-call answer reports (OpenAI Responses and Chat Completions), so that an
+   * agent with a token limit compacts after it (default 10).
+   */
+  toolCallTokens?: number;
 }
 
 export interface RecordedRequest {
@@ -64,6 +74,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
   let script: ScriptStep = { command: "true", finalText: "done" };
   let logFile: string | undefined;
   let finalDelayMs = 0;
+  let finalWhen: string | undefined;
   const sockets = new Set<Socket>();
 
   const record = (entry: RecordedRequest): void => {
@@ -109,7 +120,8 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     for (const protocol of protocols) {
       const route = protocol.route(method, path);
       if (!route) continue;
-      const answer = protocol.answer(route, body, script);
+      const step = finalWhen && raw.includes(finalWhen) ? { ...script, final: true } : script;
+      const answer = protocol.answer(route, body, step);
       record({
         kind: "model",
         time: Date.now(),
@@ -170,9 +182,11 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
         command: next.command,
         finalText: next.finalText ?? "done",
         ...(next.calls ? { calls: next.calls, called: new Set<string>() } : {}),
+        ...(next.toolCallTokens ? { toolCallTokens: next.toolCallTokens } : {}),
       };
       logFile = next.logFile;
       finalDelayMs = next.finalDelayMs ?? 0;
+      finalWhen = next.finalWhen;
       return requests;
     },
     close: () =>

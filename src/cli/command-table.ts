@@ -3,9 +3,10 @@
  * (program.ts: help, errors, suggestions). Each command loads its module when it runs.
  */
 import { AGENT_IDS } from "../agents/index.js";
+import type { MachineFlags } from "../import/machine.js";
+import { KanonError } from "../model/types.js";
 import type { ImportFlags } from "./commands/import.js";
 import type { GlobalFlags, Io } from "./context.js";
-import type { MachineFlags } from "./import-machine.js";
 
 /** One option, in commander's notation: `--json`, `-n, --dry-run`, `--mode <mode>`, `--no-git`. */
 export interface OptionSpec {
@@ -26,12 +27,17 @@ export interface Call {
   io: Io;
 }
 
+interface Argument {
+  name: string;
+  description: string;
+}
+
 export interface CommandSpec {
   /** The name, then any aliases. */
   names: [string, ...string[]];
   description: string;
-  /** Commander's notation: `[repository]`, `[provider...]`. */
-  argument?: { name: string; description: string };
+  /** Commander's notation: `[repository]`, `[provider...]`; a list for several (`<index>`, `<total>`). */
+  argument?: Argument | Argument[];
   options?: OptionSpec[];
   /** The command takes operands it does not declare (`kanon lock <provider>…`). */
   excessArguments?: boolean;
@@ -54,8 +60,10 @@ export const GLOBAL_OPTIONS: OptionSpec[] = [
 const render = () => import("./commands/render.js");
 const sync = () => import("./commands/sync.js");
 const lock = () => import("./commands/lock.js");
+const continuity = () => import("./commands/continuity.js");
+const secret = () => import("./commands/secret.js");
 
-const YES = { flags: "--yes", description: "apply without prompting" };
+const YES = { flags: "-y, --yes", description: "apply without prompting" };
 const TRUST_HOOKS = {
   flags: "--trust-hooks",
   description:
@@ -64,7 +72,11 @@ const TRUST_HOOKS = {
 const STAT = { flags: "--stat", description: "show only the summary before the prompt, not the diff" };
 const EXIT_CODE = { flags: "--exit-code", description: "exit 1 when files would change, 0 when in sync" };
 const policies = (mode: string): OptionSpec[] => [
-  { flags: "--secret-policy <policy>", description: `secret handling ${mode}: keep`, default: "keep" },
+  {
+    flags: "--secret-policy <policy>",
+    description: `secret handling ${mode}: store (into this machine's secret store), env (as \${VAR}) or keep`,
+    default: "store",
+  },
   {
     flags: "--instruction-policy <policy>",
     description: `instruction handling ${mode}: auto, ${AGENT_IDS.join(", ")}, merge, per-agent, or skip`,
@@ -79,12 +91,13 @@ export const COMMANDS: CommandSpec[] = [
     description: "Create a new Kanon source repository, or clone one from a remote",
     argument: { name: "[repository]", description: "git URL or path of an existing Kanon home to clone" },
     options: [
-      { flags: "--force", description: "overwrite existing starter files" },
+      { flags: "--force", description: "overwrite existing starter files (what they held is saved first)" },
       { flags: "--no-git", description: "do not run git init in the Kanon home" },
+      { flags: "--branch <name>", description: "with a repository: clone this branch" },
     ],
     example: "kanon init git@github.com:me/kanon-home.git",
     run: async ({ flags, opts, args: [repo], io }) => {
-      if (repo !== undefined) await (await sync()).cloneCommand(flags, repo, io);
+      if (repo !== undefined) await (await sync()).cloneCommand(flags, repo, io, opts);
       else await (await import("./commands/init.js")).initCommand(flags, opts, io);
     },
   },
@@ -131,8 +144,12 @@ export const COMMANDS: CommandSpec[] = [
     names: ["undo"],
     description: "Undo the last apply: remove the files it created, restore what it replaced or deleted",
     options: [
-      { flags: "--yes", description: "undo without prompting" },
+      { flags: "-y, --yes", description: "undo without prompting" },
       { flags: "-n, --dry-run", description: "show what undo would change without writing" },
+      {
+        flags: "--force",
+        description: "undo even files changed since (what is there now is saved first)",
+      },
     ],
     example: "kanon undo --dry-run",
     run: async ({ flags, opts, io }) => (await render()).undoCommand(flags, opts, io),
@@ -149,7 +166,10 @@ export const COMMANDS: CommandSpec[] = [
     description: "Pull the source repository, then render and apply (remote to destination)",
     options: [
       YES,
-      { flags: "-n, --dry-run", description: "pull, then show what apply would change without writing" },
+      {
+        flags: "-n, --dry-run",
+        description: "show what apply would change with the home as it is, without pulling or writing",
+      },
       STAT,
       TRUST_HOOKS,
     ],
@@ -164,13 +184,21 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     names: ["push"],
-    description: "Push the Kanon source repository (git push)",
+    description:
+      "Push the Kanon source repository (git push), unless what it would send holds a plaintext secret",
+    options: [
+      {
+        flags: "--allow-secrets",
+        description: "push even when the commits hold what looks like a plaintext secret",
+      },
+    ],
     example: "kanon push",
-    run: async ({ flags, io }) => (await sync()).pushCommand(flags, io),
+    run: async ({ flags, opts, io }) => (await sync()).pushCommand(flags, io, opts),
   },
   {
     names: ["hooks"],
-    description: "Show how every hook renders for every agent: as written, translated, or left out, and why",
+    description:
+      "Show how every hook renders for every agent (as written, translated, or left out, and why), where its output reaches the model, and whether it can block",
     options: [
       { flags: "--json", description: "print the decisions as JSON" },
       { flags: "--strict", description: "exit 1 when any hook is not rendered as written" },
@@ -192,8 +220,14 @@ export const COMMANDS: CommandSpec[] = [
   {
     names: ["schema"],
     description: "Print the JSON Schema of kanon.yaml (for editor completion and checks)",
+    options: [
+      {
+        flags: "--envelope",
+        description: "print the JSON Schema of the stdin of hooks with envelope: neutral instead",
+      },
+    ],
     example: "kanon schema > kanon.schema.json",
-    run: async ({ io }) => (await import("./commands/schema.js")).schemaCommand(io),
+    run: async ({ opts, io }) => (await import("./commands/schema.js")).schemaCommand(opts, io),
   },
   {
     names: ["import", "add"],
@@ -210,6 +244,15 @@ export const COMMANDS: CommandSpec[] = [
         description: "add the imported entries to the existing kanon.yaml, keeping its comments and layout",
       },
       { flags: "--ui", description: "review and select imports in the interactive TUI" },
+      {
+        flags: "--git",
+        description:
+          "with --write: make a new Kanon home a git repository (as kanon init does) without asking",
+      },
+      {
+        flags: "--no-git",
+        description: "with --write: do not offer to make a new Kanon home a git repository",
+      },
       ...policies("during import"),
       { flags: "--hook-names <style>", description: `hook names: ${HOOK_NAMES}`, default: "command" },
     ],
@@ -234,6 +277,153 @@ export const COMMANDS: CommandSpec[] = [
     example: "kanon ui -n",
     run: async ({ flags, opts, io }) =>
       (await import("./commands/ui.js")).uiCommand(flags, opts as MachineFlags, io),
+  },
+  {
+    names: ["waypoint"],
+    description: "Record and show where the work of this project stands (.kanon/ at the project root)",
+    example:
+      'kanon waypoint set --path phase-1/execute --status "in progress" --next "make the parser tests pass"',
+    run: async ({ flags, io }) => (await continuity()).waypointShow(flags, {}, io),
+    subcommands: [
+      {
+        names: ["set"],
+        description: "Write the next revision of the waypoint (options not given keep their value)",
+        options: [
+          { flags: "--path <path>", description: "position, outermost first: phase/stage/task…" },
+          { flags: "--status <text>", description: "where that position stands" },
+          { flags: "--next <text>", description: "the exact next piece of work" },
+          { flags: "--why <text>", description: "why that is next" },
+        ],
+        example: 'kanon waypoint set --next "run the migration on staging"',
+        run: async ({ flags, opts, io }) => (await continuity()).waypointSet(flags, opts, io),
+      },
+      {
+        names: ["show"],
+        description: "Show the waypoint, the pause marker and the last handoff",
+        options: [
+          { flags: "--json", description: "print the waypoint, pause marker and handoffs as JSON" },
+          { flags: "--block", description: "print the bounded re-anchor block that agents get" },
+          { flags: "--position", description: "print the one-line position that agents get on every prompt" },
+        ],
+        example: "kanon waypoint show --block",
+        run: async ({ flags, opts, io }) => (await continuity()).waypointShow(flags, opts, io),
+      },
+      {
+        names: ["clear"],
+        description: "Empty the waypoint (its revision still grows)",
+        example: "kanon waypoint clear",
+        run: async ({ flags, io }) => (await continuity()).waypointClear(flags, io),
+      },
+      {
+        names: ["pause"],
+        description: "Write .kanon/PAUSE, as an agent's interrupt does (Claude Code has no interrupt hook)",
+        options: [{ flags: "--reason <text>", description: "why the work pauses" }],
+        example: 'kanon waypoint pause --reason "waiting for review"',
+        run: async ({ flags, opts, io }) => (await continuity()).waypointPause(flags, opts, io),
+      },
+      {
+        names: ["resume"],
+        description: "Remove .kanon/PAUSE: the work may go on",
+        example: "kanon waypoint resume",
+        run: async ({ flags, io }) => (await continuity()).waypointResume(flags, io),
+      },
+    ],
+  },
+  {
+    names: ["stage"],
+    description: "Stage gates and handoffs: start, finish or skip a stage of kanon.yaml's stages",
+    example: "kanon stage start plan",
+    run: async ({ flags, io }) => (await continuity()).stageListCommand(flags, {}, io),
+    subcommands: [
+      {
+        names: ["start"],
+        argument: { name: "<stage>", description: "the stage to start" },
+        description:
+          "Start a stage: exit 2 when the nearest earlier required stage has no handoff; fires <stage>:before hooks",
+        example: "kanon stage start execute",
+        run: async ({ flags, args: [stage], io }) =>
+          (await continuity()).stageStartCommand(flags, stage!, io),
+      },
+      {
+        names: ["done"],
+        argument: { name: "<stage>", description: "the stage that is done" },
+        description: "Finish a stage: fire <stage>:after hooks, write its handoff, move the waypoint",
+        options: [
+          { flags: "--summary <text>", description: "what the next stage needs to know (required)" },
+          { flags: "--artifact <path...>", description: "files the stage produced" },
+        ],
+        example: 'kanon stage done plan --summary "three tasks, see plan.md" --artifact plan.md',
+        run: async ({ flags, opts, args: [stage], io }) =>
+          (await continuity()).stageDoneCommand(flags, stage!, opts, io),
+      },
+      {
+        names: ["skip"],
+        argument: { name: "<stage>", description: "the stage to skip" },
+        description: "Skip a stage: write its handoff as skipped, move the waypoint",
+        options: [{ flags: "--reason <text>", description: "why the stage is skipped (required)" }],
+        example: 'kanon stage skip assess --reason "a one-line fix"',
+        run: async ({ flags, opts, args: [stage], io }) =>
+          (await continuity()).stageSkipCommand(flags, stage!, opts, io),
+      },
+      {
+        names: ["list"],
+        description: "List the stages in order with their handoffs and gates",
+        options: [{ flags: "--json", description: "print the stages as JSON" }],
+        example: "kanon stage list",
+        run: async ({ flags, opts, io }) => (await continuity()).stageListCommand(flags, opts, io),
+      },
+    ],
+  },
+  {
+    names: ["secret"],
+    description: "Keep the values kanon.yaml names as ${secret:NAME} on this machine, outside the Kanon home",
+    example: "gh auth token | kanon secret set GITHUB_TOKEN",
+    run: async ({ io }) => (await secret()).secretListCommand(io),
+    subcommands: [
+      {
+        names: ["set"],
+        description: "Store a secret (the value from stdin, or typed at a prompt that does not show it)",
+        argument: { name: "<name>", description: "the secret's name, e.g. GITHUB_TOKEN" },
+        example: "kanon secret set GITHUB_TOKEN",
+        run: async ({ args: [name], io }) => (await secret()).secretSetCommand(name!, io),
+      },
+      {
+        names: ["list"],
+        description: "List the names of the secrets stored on this machine (never their values)",
+        example: "kanon secret list",
+        run: async ({ io }) => (await secret()).secretListCommand(io),
+      },
+      {
+        names: ["rm"],
+        description: "Remove a secret from this machine",
+        argument: { name: "<name>", description: "the secret's name" },
+        example: "kanon secret rm GITHUB_TOKEN",
+        run: async ({ args: [name], io }) => (await secret()).secretRmCommand(name!, io),
+      },
+    ],
+  },
+  {
+    names: ["task"],
+    description: "Task boundaries inside a stage: fire task hooks and move the waypoint",
+    example: "kanon task start 1 3",
+    run: async () => {
+      throw new KanonError(
+        "kanon task: name a step: kanon task start <index> <total> or kanon task done <index> <total>",
+      );
+    },
+    subcommands: (["start", "done"] as const).map((which) => ({
+      names: [which] as [string],
+      argument: [
+        { name: "<index>", description: "the task's number, from 1" },
+        { name: "<total>", description: "how many tasks there are" },
+      ],
+      description:
+        which === "start"
+          ? "Start task <index> of <total>: fire task:before hooks, move the waypoint"
+          : "Finish task <index> of <total>: fire task:after hooks (and change:after after the last), move the waypoint",
+      example: `kanon task ${which} 2 3`,
+      run: async ({ flags, args, io }: Call) => (await continuity()).taskCommand(flags, which, args, io),
+    })),
   },
   {
     names: ["lock"],

@@ -26,18 +26,59 @@ export interface Io {
   fs?: DestinationFs;
 }
 
+/**
+ * The secret values this run put into rendered files (name → value): never printed as they are. Kept
+ * per output stream, so that a command's quiet copy of its Io (kanon ui) shares them.
+ */
+const secretsOf = new WeakMap<object, Map<string, string>>();
+
+export function noteSecrets(io: Io, used: ReadonlyMap<string, string>): void {
+  const known = secretsOf.get(io.stdout) ?? new Map<string, string>();
+  // Very short values would mangle unrelated output; no real credential is that short.
+  for (const [name, value] of used) if (value.length >= 4) known.set(name, value);
+  secretsOf.set(io.stdout, known);
+}
+
+/**
+ * `text` with each secret value noted for this output shown as the reference kanon.yaml has: a
+ * safety net behind the masking of co-owned files' lines (core/secrets.ts maskSecrets), for a value
+ * that does not look like a secret where it stands.
+ */
+export function references(io: Io, text: string): string {
+  const secrets = secretsOf.get(io.stdout);
+  if (!secrets) return text;
+  let s = text;
+  for (const [name, value] of secrets) s = s.split(value).join(`\${secret:${name}}`);
+  return s;
+}
+
+/** references() on bytes, which are passed on as they are when they hold no noted value. */
+function referenceBytes(io: Io, bytes: Uint8Array): Uint8Array {
+  const secrets = secretsOf.get(io.stdout);
+  if (!secrets) return bytes;
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (![...secrets.values()].some((v) => b.includes(v))) return bytes;
+  // Latin-1 maps each byte to one character and back: bytes that are not UTF-8 survive.
+  let s = b.toString("latin1");
+  for (const [name, value] of secrets)
+    s = s.split(Buffer.from(value).toString("latin1")).join(`\${secret:${name}}`);
+  return Buffer.from(s, "latin1");
+}
+
 export function out(io: Io, text: string | Uint8Array): void {
-  io.stdout.write(typeof text === "string" ? visible(text) : visibleBytes(text));
+  io.stdout.write(
+    typeof text === "string" ? visible(references(io, text)) : visibleBytes(referenceBytes(io, text)),
+  );
 }
 
 /** Output whose every part from outside kanon went through `visible` before kanon painted it. */
 export function outPainted(io: Io, text: string | Uint8Array): void {
-  io.stdout.write(text);
+  io.stdout.write(typeof text === "string" ? references(io, text) : referenceBytes(io, text));
 }
 
-/** A line (or lines) on stderr, made visible. */
-export function err(io: Io, text: string): void {
-  io.stderr.write(visible(text));
+/** A line (or lines) on stderr, made visible; bytes as they come (a stage hook's output). */
+export function err(io: Io, text: string | Uint8Array): void {
+  io.stderr.write(typeof text === "string" ? visible(text) : visibleBytes(text));
 }
 
 /** Warnings already printed in this run, per Io: a command that loads the source twice (update) says each once. */

@@ -7,10 +7,10 @@
 import { isUtf8 } from "node:buffer";
 import { maskSecrets } from "../core/secrets.js";
 import type { Change } from "../destination/plan.js";
-import { hunkRange, NO_NEWLINE, unifiedHunks } from "../destination/unified-diff.js";
 import { newlines } from "../model/text.js";
 import type { ElidedLines } from "../model/types.js";
 import { visible, visibleBytes } from "../model/visible.js";
+import { hunkRange, NO_NEWLINE, unifiedHunks } from "./unified-diff.js";
 
 /** What goes before and after a painted line (nothing, or a colour and its reset). */
 type Style = readonly [open: string, close: string];

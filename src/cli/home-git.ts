@@ -17,6 +17,8 @@ export interface GitOptions {
   secretUrl?: string;
   /** More such URLs (the home's remotes, for pull and push). */
   secretUrls?: readonly string[];
+  /** Variables set for this git only (a temporary index). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -27,7 +29,7 @@ export function git(args: readonly string[], opts: GitOptions): Promise<GitExit>
   const { io } = opts;
   const secrets = [...(opts.secretUrl ? [opts.secretUrl] : []), ...(opts.secretUrls ?? [])];
   // -C names the repository: GIT_DIR and friends (set inside a git hook, say) must not override it.
-  const env = withoutRepositoryEnv(io.env);
+  const env = { ...withoutRepositoryEnv(io.env), ...opts.env };
   if (!isTerminal(io.stderr)) env.GIT_TERMINAL_PROMPT = "0";
   return spawnGit(args, {
     cwd: opts.cwd,

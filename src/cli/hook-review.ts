@@ -7,9 +7,10 @@
  * with one line saying how to go on. What was applied is kept per machine, beside the ownership
  * record (`reviewed.json`), so the same change is never asked about twice.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { type Runnable, runnables } from "../core/runnable.js";
+import { lstatSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, posix } from "node:path";
+import { homePathsNamed, type Runnable, runnables } from "../core/runnable.js";
+import { maskSecrets } from "../core/secrets.js";
 import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import { instructionPath } from "../model/config.js";
 import type { Source } from "../model/source.js";
@@ -18,6 +19,7 @@ import { homeRead } from "../source/home-files.js";
 import { resolveHomePath } from "../source/load.js";
 import { type Io, isTerminal, out, readLine } from "./context.js";
 import { type Rendered, stateDirOf } from "./pipeline.js";
+import { unifiedHunks } from "./unified-diff.js";
 
 interface Reviewed {
   version: 1;
@@ -38,6 +40,8 @@ export interface ReviewOptions {
   dryRun?: boolean;
   /** List nothing (rememberApplied). */
   quiet?: boolean;
+  /** Keys `kanon update` showed before it pulled, and the user accepted: not asked about again. */
+  accepted?: readonly string[];
 }
 
 export interface Review {
@@ -47,19 +51,27 @@ export interface Review {
   remember(): void;
 }
 
-/** Asks about what is new since the last apply on this machine when it came from elsewhere. */
-export async function reviewArrivals(r: Rendered, opts: ReviewOptions, io: Io): Promise<Review> {
+/** What the source runs, what this machine applied before, and how to remember what it applies now. */
+function reviewState(r: Rendered, io: Io, outside: (path: string) => boolean) {
   const items = runnables({
     source: r.source,
     agents: r.agents,
     scope: r.scope,
     decisions: r.validation.decisions,
     mcp: r.validation.mcp,
-    outside: (path) => homeRead(path, r.paths.home, false).outside,
+    outside,
     reads: readsOf(r.source),
   });
   const stateFile = join(stateDirOf(r.scope, io), FILE);
   const { value: previous, text: previousText } = readReviewed(stateFile);
+  const known = new Set(Object.values(previous?.applied ?? {}).flat());
+  return { items, stateFile, previous, previousText, known };
+}
+
+/** Asks about what is new since the last apply on this machine when it came from elsewhere. */
+export async function reviewArrivals(r: Rendered, opts: ReviewOptions, io: Io): Promise<Review> {
+  const outside = (path: string) => homeRead(path, r.paths.home, false).outside;
+  const { items, stateFile, previous, previousText, known } = reviewState(r, io, outside);
   const log = homeHeadLog(r.paths.home);
   const remember = () => {
     // Nothing runs and nothing was remembered: no file (a state directory is made only when needed).
@@ -72,7 +84,8 @@ export async function reviewArrivals(r: Rendered, opts: ReviewOptions, io: Io): 
     const text = `${JSON.stringify({ version: 1, head: log?.head ?? null, applied })}\n`;
     if (text !== previousText) writeReviewed(stateFile, text);
   };
-  const known = new Set(Object.values(previous?.applied ?? {}).flat());
+  // What `kanon update` showed of the commits it pulled, and the user accepted.
+  for (const key of opts.accepted ?? []) known.add(key);
   // What came from elsewhere: everything new, once the home's history moved by something other
   // than a commit made here since the last apply (on a machine that applied before this file was
   // kept, only a pull made now counts); a provider's skill hooks always.
@@ -81,26 +94,150 @@ export async function reviewArrivals(r: Rendered, opts: ReviewOptions, io: Io): 
     moved || (previous ? arrivedSince(log, previous.head) : !opts.appliedBefore && arrivedSince(log, null));
   const pending = items.filter((i) => !known.has(i.key) && (arrived || i.foreign));
   if (pending.length === 0) return { proceed: true, remember };
-
   const lines = listing(pending);
+  const proceed = await ask(lines, opts, io, {
+    refused: `${lines.length} new or changed hook(s), MCP server(s) or outside read(s) came from elsewhere (listed above); nothing was written: check them (kanon diff), then run again with --trust-hooks, or in a terminal to be asked`,
+    cancelled: "Apply cancelled: nothing was written.\n",
+  });
+  return { proceed, remember };
+}
+
+/**
+ * Lists what is to be put in place and asks, even with --yes: true to go on. A dry run or
+ * --trust-hooks goes on without asking; without a terminal to ask on it stops with `refused`.
+ */
+async function ask(
+  lines: readonly string[],
+  opts: { trustHooks?: boolean; dryRun?: boolean; quiet?: boolean },
+  io: Io,
+  say: { refused: string; cancelled: string },
+): Promise<boolean> {
   if (!opts.quiet)
     out(
       io,
       `New or changed since the last apply on this machine, and not written here:\n${lines.join("\n")}\n`,
     );
-  if (opts.dryRun || opts.trustHooks) return { proceed: true, remember };
-  if (!io.stdin.isTTY || !isTerminal(io.stdout)) {
-    throw new KanonError(
-      `${lines.length} new or changed hook(s), MCP server(s) or outside read(s) came from elsewhere (listed above); nothing was written: check them (kanon diff), then run again with --trust-hooks, or in a terminal to be asked`,
-    );
-  }
+  if (opts.dryRun || opts.trustHooks) return true;
+  if (!io.stdin.isTTY || !isTerminal(io.stdout)) throw new KanonError(say.refused);
   out(io, "Put these in place? They run commands in your agents. [y/N] ");
   const answer = (await readLine(io.stdin)).trim().toLowerCase();
   if (answer !== "y" && answer !== "yes") {
-    out(io, "Apply cancelled: nothing was written.\n");
-    return { proceed: false, remember };
+    out(io, say.cancelled);
+    return false;
   }
-  return { proceed: true, remember };
+  return true;
+}
+
+/** What `kanon update` would pull, for its review before the home moves (cli/incoming.ts). */
+export interface IncomingPull {
+  /** The Kanon home; the render reviewed is of the incoming tree, written out elsewhere. */
+  home: string;
+  /** Where the incoming tree is written out. */
+  tree: string;
+  /** The paths (relative to the home, `/`-separated) the pull changes. */
+  changed: ReadonlySet<string>;
+  /** A changed path's text before and after the pull (null: absent on that side). */
+  text(rel: string): Promise<{ before: string | null; after: string | null }>;
+}
+
+/**
+ * `kanon update`, before it moves the home: lists what the incoming commits would make the agents
+ * run that was not applied on this machine, and every file of the home that a hook or MCP server
+ * (new or kept) runs which the pull changes, with its diff; asks, even with --yes, unless
+ * --trust-hooks. `accepted` is what was shown, for the apply after the pull not to ask again.
+ */
+export async function reviewIncoming(
+  r: Rendered,
+  pull: IncomingPull,
+  opts: { trustHooks?: boolean },
+  io: Io,
+): Promise<{ proceed: boolean; accepted: string[] }> {
+  // A path inside either the home or its incoming tree is the home's.
+  const outside = (path: string) =>
+    homeRead(path, r.paths.home, false).outside && homeRead(path, pull.home, false).outside;
+  const { items, known } = reviewState(r, io, outside);
+  const pending = items.filter((i) => !known.has(i.key));
+  const scripts = scriptsRun(items, pull, r.paths.userHome);
+  if (pending.length === 0 && scripts.size === 0) return { proceed: true, accepted: [] };
+  const lines = listing(pending);
+  const count = lines.length + scripts.size;
+  for (const [rel, by] of scripts) lines.push(...(await scriptLines(rel, by, pull)));
+  const proceed = await ask(lines, opts, io, {
+    refused: `${count} new or changed hook(s), MCP server(s), script(s) or outside read(s) came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked`,
+    cancelled: "Update cancelled: nothing was pulled or written.\n",
+  });
+  return { proceed, accepted: pending.map((i) => i.key) };
+}
+
+/**
+ * The changed files of the home that the items run: each file their command lines name
+ * (core/runnable.ts homePathsNamed), everything under a folder they name, and the other files in
+ * a named file's folder (a library the script sources), the home's top folder aside. A file one
+ * item names is shown as run by that item, not by the ones that only name a file beside it.
+ */
+function scriptsRun(
+  items: readonly Runnable[],
+  pull: IncomingPull,
+  userHome: string,
+): Map<string, Runnable[]> {
+  const scripts = new Map<string, Runnable[]>();
+  if (pull.changed.size === 0) return scripts;
+  const where = { home: pull.home, userHome };
+  const exists = (rel: string) =>
+    pull.changed.has(rel) || lexists(join(pull.home, rel)) || lexists(join(pull.tree, rel));
+  const named = new Map<string, Runnable[]>();
+  const beside = new Map<string, Runnable[]>();
+  const add = (to: Map<string, Runnable[]>, path: string, item: Runnable) =>
+    to.set(path, [...(to.get(path) ?? []), item]);
+  const within = (path: string, folder: string) => folder !== "." && path.startsWith(`${folder}/`);
+  for (const item of items) {
+    if (!item.runs) continue;
+    for (const rel of homePathsNamed(item.runs, where)) {
+      if (!exists(rel)) continue;
+      if (pull.changed.has(rel)) add(named, rel, item);
+      for (const path of pull.changed)
+        if (within(path, rel)) add(named, path, item);
+        else if (path !== rel && within(path, posix.dirname(rel))) add(beside, path, item);
+    }
+  }
+  for (const [path, by] of beside) if (!named.has(path)) named.set(path, by);
+  return new Map([...named].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+const lexists = (path: string) => {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Larger than this, a script's diff is not computed: its size is shown instead. */
+const SCRIPT_DIFF_LIMIT = 1024 * 1024;
+
+/** `script "hooks/guard.sh" for claude, codex: run by hook "guard"`, then its diff, indented. */
+async function scriptLines(rel: string, by: readonly Runnable[], pull: IncomingPull): Promise<string[]> {
+  const agents = [...new Set(by.map((i) => i.agent))];
+  const runners = [...new Set(by.map((i) => `${i.kind} ${JSON.stringify(i.name)}`))];
+  const { before, after } = await pull.text(rel);
+  const head = `  script ${JSON.stringify(rel)} for ${agents.join(", ")}: run by ${runners.join(", ")}; the pull ${after === null ? "deletes" : before === null ? "adds" : "changes"} it`;
+  let diff: string[];
+  const binary = (t: string | null) => t?.slice(0, 8000).includes("\u0000") === true;
+  if ((before?.length ?? 0) > SCRIPT_DIFF_LIMIT || (after?.length ?? 0) > SCRIPT_DIFF_LIMIT)
+    diff = [
+      `(${after?.length ?? 0} characters, too large to show here: git diff HEAD @{upstream} -- ${rel})`,
+    ];
+  else if (binary(before) || binary(after)) diff = [`Binary files ${rel} differ`];
+  else {
+    const hunks = unifiedHunks(before ?? "", after ?? "");
+    diff = [
+      `--- ${before === null ? "/dev/null" : `a/${rel}`}`,
+      `+++ ${after === null ? "/dev/null" : `b/${rel}`}`,
+      ...(hunks.length > 0 ? hunks.map(maskSecrets) : ["(only its mode changes)"]),
+    ];
+  }
+  return [head, ...diff.map((l) => `      ${l}`)];
 }
 
 /** After an apply with nothing to write: what is in place is remembered as applied. */

@@ -41,7 +41,7 @@ export function buildProgram(io: Io): { program: Command; exitStatus: () => numb
     const [name, ...aliases] = spec.names;
     const cmd = parent.command(name).description(spec.description);
     for (const alias of aliases) cmd.alias(alias);
-    if (spec.argument) cmd.argument(spec.argument.name, spec.argument.description);
+    for (const a of [spec.argument ?? []].flat()) cmd.argument(a.name, a.description);
     for (const o of spec.options ?? []) cmd.addOption(option(o));
     if (spec.excessArguments) cmd.allowExcessArguments();
     cmd.action(async (...params: unknown[]) => {

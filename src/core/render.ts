@@ -26,6 +26,11 @@ export interface RenderInput {
   agents: readonly Agent[];
   /** Hook decisions from validation (only rendered and translated ones are written). */
   decisions: readonly HookDecision[];
+  /**
+   * kanon's hook runner on this machine (src/runner/): written when a rendered hook has the neutral
+   * envelope, owned like every rendered file, so removing the last such hook removes it too.
+   */
+  runner?: { path: string; content: string };
   /** MCP server decisions from validation: each agent gets the servers decided for it, as decided. */
   mcp: readonly McpDecision[];
 }
@@ -33,7 +38,25 @@ export interface RenderInput {
 export function renderAll(input: RenderInput): TargetFile[] {
   const files: TargetFile[] = [];
   for (const agent of input.agents) files.push(...renderAgent(agent, input));
+  const runner = runnerFile(input);
+  if (runner) files.push(runner);
   return dedupeAndSort(files);
+}
+
+/** The runner, owned by every rendered agent that has a neutral hook (kept until none has). */
+function runnerFile({ agents, decisions, runner }: RenderInput): TargetFile | null {
+  const users = agents
+    .map((a) => a.manifest.id)
+    .filter((id) => nativeHooks(decisions, id).some((h) => h.neutral));
+  if (!runner || users.length === 0) return null;
+  const [agent, ...others] = users;
+  return {
+    agent: agent!,
+    path: runner.path,
+    content: text(runner.content),
+    mode: 0o644,
+    ...(others.length > 0 ? { sharedWith: others } : {}),
+  };
 }
 
 function renderAgent(agent: Agent, { source, scope, decisions, mcp }: RenderInput): TargetFile[] {

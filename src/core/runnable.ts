@@ -7,6 +7,7 @@
  * Pure: each item has a key that changes whenever what runs (or where) changes.
  */
 import { createHash } from "node:crypto";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { isPlainObject } from "../formats/values.js";
 import type { McpServer } from "../model/config.js";
 import type { Agent, NativeHook } from "../model/manifest.js";
@@ -31,6 +32,11 @@ export interface Runnable {
   key: string;
   /** From a git skill provider: someone else's, whatever the home's history says. */
   foreign?: true;
+  /**
+   * The words of the command line it starts (a hook's command and args, a server's command, args
+   * and environment values): the files of the Kanon home it names run too (homePathsNamed).
+   */
+  runs?: readonly string[];
 }
 
 /** JSON with sorted keys: equal values, equal text. */
@@ -83,6 +89,8 @@ export function runnables(input: RunnableInput): Runnable[] {
   const hookText = memo(hookWhat);
   for (const d of input.decisions) {
     if (d.outcome === "omitted" || !ids.has(d.agent)) continue;
+    // kanon's own hooks (continuity, kanon/carry) run kanon's built-in handlers, nothing of the home.
+    if (d.hook.builtin !== undefined) continue;
     out.push({
       agent: d.agent,
       kind: "hook",
@@ -91,6 +99,9 @@ export function runnables(input: RunnableInput): Runnable[] {
       // What the agent runs (its native hook), not what kanon.yaml calls it: a hook renamed, or
       // written another way that renders the same, is the same change.
       key: `${d.agent}:${hashOf("hook", { ...d.native, name: undefined } satisfies Partial<NativeHook>)}`,
+      ...((d.hook.type || "command") === "command"
+        ? { runs: [d.hook.command ?? "", ...(d.hook.args ?? [])] }
+        : {}),
     });
   }
   const servers = input.source.config.mcp.servers;
@@ -114,6 +125,9 @@ export function runnables(input: RunnableInput): Runnable[] {
         name,
         what: serverText(name),
         key: `${m.id}:${hashOf("mcp", agent.mcpServer(unresolved(server, decision)))}`,
+        ...(server.command
+          ? { runs: [server.command, ...(server.args ?? []), ...Object.values(server.env ?? {})] }
+          : {}),
       });
     }
     for (const skill of skillsWithHooks(input.source, m.id, skillHooks)) {
@@ -151,6 +165,34 @@ function unresolved(server: McpServer, d: McpDecision): McpServer {
   const s: Record<string, unknown> = { ...server };
   for (const { field } of d.left) delete s[field];
   return s as McpServer;
+}
+
+/**
+ * The paths inside the Kanon home that command-line words name, relative to the home (`/`-separated):
+ * each word is cut at shell syntax, quotes, `=`, `,` and `:`, and a piece names a path when it is
+ * absolute, starts with `~/`, `$HOME/` or `$KANON_HOME/` (`${…}` too), or is relative (read against
+ * the home: `hooks/guard.sh`). A piece with any other variable names nothing kanon can know.
+ */
+export function homePathsNamed(
+  words: readonly string[],
+  where: { home: string; userHome: string },
+): string[] {
+  const found = new Set<string>();
+  for (const word of words)
+    for (let piece of word.split(/[\s"'`;&|()<>=,:]+/)) {
+      if (piece === "") continue;
+      const named = /^\$(?:\{(HOME|KANON_HOME)\}|(HOME|KANON_HOME)\b)/.exec(piece);
+      if (named)
+        piece = `${(named[1] ?? named[2]) === "HOME" ? where.userHome : where.home}${piece.slice(named[0].length)}`;
+      else if (piece === "~" || piece.startsWith("~/")) piece = `${where.userHome}${piece.slice(1)}`;
+      if (piece.includes("$")) continue;
+      const rel = relative(where.home, isAbsolute(piece) ? resolve(piece) : resolve(where.home, piece));
+      if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) continue;
+      const slashed = rel.split(sep).join("/");
+      if (slashed === ".git" || slashed.startsWith(".git/")) continue;
+      found.add(slashed);
+    }
+  return [...found].sort();
 }
 
 /** An argv as a shell would read it back, quoting only the words that need it. */

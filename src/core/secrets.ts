@@ -1,9 +1,21 @@
 /**
- * What looks like a secret in an agent's settings: by its key (`GITHUB_TOKEN`, `Authorization`,
- * `api_key`…) or by its shape (`ghp_…`, `sk-…`, `Bearer …`). References (`${VAR}`, `{env:VAR}`,
- * `op://…`) are not secrets. Import warns about such values (core/import/secrets.ts); every command
- * that shows a co-owned file's lines (diff, render, `--json`, the UI) masks them (maskSecrets).
+ * What looks like a plaintext secret, and what never is: one set of rules for import (which moves
+ * such values into the machine's secret store), `kanon push` (which refuses to send one) and apply
+ * (which keeps the files holding one private), and the masking of every co-owned file's lines that
+ * diff, render, `--json` and the UI show (maskSecrets). References are never secrets: `${VAR}`,
+ * `{env:VAR}`, `$VAR`, `op://…`, and kanon's own `${secret:NAME}`, which names a value in the secret store.
  */
+
+/** kanon.yaml's reference to a value in this machine's secret store: `${secret:GITHUB_TOKEN}`. */
+export const SECRET_REF = /\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export const secretRef = (name: string) => `\${secret:${name}}`;
+
+/** The secret names a string refers to, in order (repeats kept). */
+export function secretRefs(value: string): string[] {
+  if (!value.includes("${secret:")) return [];
+  return [...value.matchAll(SECRET_REF)].map((m) => m[1]!);
+}
 
 const SECRET_KEY_PARTS = [
   "secret",
@@ -15,16 +27,7 @@ const SECRET_KEY_PARTS = [
   "api-key",
 ];
 
-/** A value that is a secret by its first characters (what import warns about). */
-export const SECRET_VALUE = /^(sk-|ghp_|github_pat_|bearer |token )/i;
-
-/** Token shapes masked wherever they stand in a co-owned file's line, whatever their key. */
-const TOKEN_SHAPE =
-  /^(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza[0-9A-Za-z_-]{20}|(?:bearer|token|basic) \S)/i;
-
-export const REFERENCE =
-  /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\{env:[A-Za-z_][A-Za-z0-9_]*\}|KANON_REDACTED_SECRET_REVIEW_REQUIRED/;
-
+/** A key whose value is a secret (reference §5.8.4): `GITHUB_TOKEN`, `Authorization`, `api_key`. */
 export function secretKey(key: string): boolean {
   const k = key.toLowerCase();
   return (
@@ -37,8 +40,117 @@ export function secretKey(key: string): boolean {
   );
 }
 
-/** Whether a value is kept as it is: empty, a reference to a secret, or a name. */
-const notSecret = (value: string) => value === "" || REFERENCE.test(value) || value.startsWith("op://");
+/** A value that is a secret by its look (reference §5.8.4). */
+const SECRET_VALUE = /^(sk-|ghp_|github_pat_|bearer |token )/i;
+
+const REFERENCE =
+  /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|\{env:[A-Za-z_][A-Za-z0-9_]*\}|KANON_REDACTED_SECRET_REVIEW_REQUIRED/;
+
+/** A value that stands for a secret kept elsewhere, never the secret itself. */
+export function isReference(value: string): boolean {
+  return REFERENCE.test(value) || value.startsWith("op://") || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+}
+
+/** Whether `value`, found under `key`, is a plaintext secret. */
+export function looksSecret(key: string, value: string): boolean {
+  if (value === "" || isReference(value)) return false;
+  return secretKey(key) || SECRET_VALUE.test(value);
+}
+
+/** Token shapes that are secrets wherever they appear (push scans every line for them). */
+const TOKEN_SHAPES: { shape: RegExp; what: string }[] = [
+  { shape: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/, what: "a GitHub token" },
+  { shape: /\bgithub_pat_[A-Za-z0-9_]{20,}/, what: "a GitHub token" },
+  { shape: /\bglpat-[A-Za-z0-9_-]{20,}/, what: "a GitLab token" },
+  { shape: /\bsk-[A-Za-z0-9_-]{20,}/, what: "an API key" },
+  { shape: /\bxox[abposr]-[A-Za-z0-9-]{10,}/, what: "a Slack token" },
+  { shape: /\bAKIA[0-9A-Z]{16}\b/, what: "an AWS access key" },
+  { shape: /-----BEGIN [A-Z ]*PRIVATE KEY-----/, what: "a private key" },
+  { shape: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/, what: "a bearer token" },
+];
+
+/** `key: value`, `"key": "value"` and `key = "value"` pairs in a line of YAML, JSON or TOML. */
+const PAIR =
+  /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*("(?:[^"\\]|\\.)*"|'[^']*'|\$\{[^}]*\}|\{env:[^}]*\}|[^\s,}\]#]+)/g;
+
+/** Files whose `key: value` lines are settings (instruction and skill texts are prose). */
+const SETTINGS_FILE = /\.(ya?ml|json|jsonc|toml|env|ini|conf)$|(^|\/)\.env[^/]*$/i;
+
+/**
+ * What kind of plaintext secret a line holds, or null: a known token shape anywhere, or in a settings
+ * file a secret-named key with a literal value. Never the value itself, so that callers cannot print it.
+ */
+export function lineSecret(line: string, file: string): string | null {
+  for (const { shape, what } of TOKEN_SHAPES) {
+    const m = shape.exec(line);
+    if (m && !isReference(m[0].replace(/^Bearer\s+/, ""))) return what;
+  }
+  if (!SETTINGS_FILE.test(file)) return null;
+  for (const m of line.matchAll(PAIR)) {
+    const key = m[1]!;
+    const raw = m[2]!;
+    const value = /^["']/.test(raw) ? raw.slice(1, -1) : raw;
+    // Short words and flags (`token: none`, `api_key: true`) are not credentials.
+    if (!secretKey(key) || value.length < 8 || /\s/.test(value) || isReference(value)) continue;
+    if (/^(true|false|null|none|changeme|example)$/i.test(value) || /^[<[{]/.test(value)) continue;
+    return `a value for ${JSON.stringify(key)}`;
+  }
+  return null;
+}
+
+/** A `${secret:NAME}` that this machine's store does not have, and where kanon.yaml uses it. */
+export interface MissingSecret {
+  name: string;
+  server: string;
+}
+
+/**
+ * The servers with every `${secret:NAME}` replaced by the value `lookup` gives (overrides too): what
+ * apply writes into the agents' files. The values used are returned (name → value) so that the
+ * caller can keep the files that hold them private and keep the values out of its output.
+ */
+export function substituteSecrets<S extends object>(
+  servers: Record<string, S>,
+  lookup: (name: string) => string | undefined,
+): { servers: Record<string, S>; used: Map<string, string>; missing: MissingSecret[] } {
+  const used = new Map<string, string>();
+  const missing: MissingSecret[] = [];
+  const walk = (v: unknown, server: string): unknown => {
+    if (typeof v === "string") {
+      if (!v.includes("${secret:")) return v;
+      return v.replace(SECRET_REF, (ref, name: string) => {
+        const value = lookup(name);
+        if (value === undefined) {
+          if (!missing.some((m) => m.name === name && m.server === server)) missing.push({ name, server });
+          return ref;
+        }
+        used.set(name, value);
+        return value;
+      });
+    }
+    if (Array.isArray(v)) return v.map((x) => walk(x, server));
+    if (v !== null && typeof v === "object")
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, server)]));
+    return v;
+  };
+  const out: Record<string, S> = {};
+  for (const [name, s] of Object.entries(servers)) out[name] = walk(s, name) as S;
+  return { servers: out, used, missing };
+}
+
+/** Whether any string of `value` names a secret (a home without one never reads the store). */
+export function usesSecrets(value: unknown): boolean {
+  return JSON.stringify(value).includes("${secret:");
+}
+
+// Masking: what diff, render and the UI show of a co-owned file's lines.
+
+/** Token shapes masked wherever they stand in a co-owned file's line, whatever their key. */
+const TOKEN_SHAPE =
+  /^(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza[0-9A-Za-z_-]{20}|(?:bearer|token|basic) \S)/i;
+
+/** Whether a value is kept as it is by masking: empty, or a reference (never a secret itself). */
+const notSecret = (value: string) => value === "" || isReference(value);
 
 /** What a masked value shows: the same secret always shows the same few hex digits, so a change is seen. */
 function mask(value: string): string {
@@ -53,7 +165,7 @@ const NAMES_VARIABLE = /(?:^|_)env_vars?$|^env_(?:http_)?headers$/i;
 /** A quoted string in JSON or TOML (`"…"` with escapes, or TOML's literal `'…'`). */
 const QUOTED = String.raw`"(?:[^"\\]|\\.)*"|'[^']*'`;
 /** `key: "value"` (JSON) or `key = "value"` (TOML, bare, quoted or dotted key). */
-const PAIR = new RegExp(String.raw`(${QUOTED}|[A-Za-z0-9_.-]+)(\s*[:=]\s*)(${QUOTED})`, "g");
+const MASK_PAIR = new RegExp(String.raw`(${QUOTED}|[A-Za-z0-9_.-]+)(\s*[:=]\s*)(${QUOTED})`, "g");
 const STRING = new RegExp(QUOTED, "g");
 /** Credentials inside a URL: `user:password@` and query values of secret-looking parameters. */
 const URL_USERINFO = /(:\/\/[^/\s:@"']+:)([^@\s"'/]+)(@)/g;
@@ -78,7 +190,7 @@ const lastKeyPart = (key: string) => key.split(".").filter(Boolean).pop() ?? key
  */
 export function maskSecrets(line: string): string {
   if (!SUSPECT.test(line) || !/['"]/.test(line)) return line;
-  let out = line.replace(PAIR, (whole, rawKey: string, sep: string, quoted: string) => {
+  let out = line.replace(MASK_PAIR, (whole, rawKey: string, sep: string, quoted: string) => {
     const key = /^["']/.test(rawKey) ? unquote(rawKey) : lastKeyPart(rawKey);
     const value = unquote(quoted);
     if (notSecret(value) || NAMES_VARIABLE.test(key) || /_env_var$/i.test(key)) return whole;

@@ -648,6 +648,58 @@ export function planUndo(
   };
 }
 
+/**
+ * `kanon undo --force`: the plan with each file changed since taken as it is now (the caller saved a
+ * copy of it first), so that undo replaces it, and still refuses one that changes again before its
+ * rename. A path that is no longer a regular file stays changed (runUndo refuses it).
+ */
+export function forcedUndo(plan: UndoPlan, fs: DestinationFs = realFs): UndoPlan {
+  const changed = new Set(plan.changed);
+  const now = (path: string): FileState | null | undefined => {
+    try {
+      const st = fs.lstat(path);
+      if (!st) return null;
+      return { sha256: sha256(readRegular(path, fs)), mode: octalMode(st.mode & 0o7777) };
+    } catch {
+      return undefined;
+    }
+  };
+  const steps = plan.steps.map((s) => {
+    if (!changed.has(s.path)) return s;
+    const after = now(s.path);
+    return after === undefined ? s : { ...s, after };
+  });
+  return { ...plan, steps, changed: [] };
+}
+
+/**
+ * `kanon undo --force`: a private copy of `path` (when it is a regular file) in the state directory,
+ * outside the history undo takes down; its path, or null when there is no file to save. A file that
+ * cannot be read stops the undo: what it holds would otherwise be lost.
+ */
+export function saveBeforeUndo(
+  dir: string,
+  id: string,
+  path: string,
+  fs: DestinationFs = realFs,
+): string | null {
+  let data: Buffer;
+  try {
+    if (!fs.stat(path)?.isFile()) return null;
+    data = fs.readFile(path);
+  } catch (e) {
+    throw new KanonError(
+      `cannot save ${path} before undoing it: ${e instanceof ReadRefused ? e.reason : osErrorText(e)}; nothing was restored`,
+    );
+  }
+  const into = join(dir, "undone", id);
+  makeDirs(into, 0o700, fs);
+  let backup = join(into, basename(path));
+  for (let i = 2; fs.lstat(backup); i++) backup = join(into, `${basename(path)}-${i}`);
+  fs.writeNew(backup, data, 0o600, true);
+  return backup;
+}
+
 function present(path: string, fs: DestinationFs): boolean {
   try {
     return fs.lstat(path) !== null;

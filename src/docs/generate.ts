@@ -4,6 +4,7 @@
  */
 
 import { basename } from "node:path";
+import { type Delivery, limitText, nativeDelivery, neutralDelivery } from "../core/hooks/envelope.js";
 import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../core/hooks/vocabulary.js";
 import {
   type Agent,
@@ -16,6 +17,7 @@ import {
   type ScopedPath,
   type Verified,
 } from "../model/manifest.js";
+import { continuityHooksTable } from "./continuity.js";
 
 const BEGIN = (name: string) => `<!-- BEGIN GENERATED: ${name} (npm run docs) -->`;
 const END = (name: string) => `<!-- END GENERATED: ${name} -->`;
@@ -37,7 +39,8 @@ function eventCell(e: EventSupport | undefined): string {
   const parts = [code(e.native)];
   if (e.block.can) parts.push("can block");
   else if (e.observeOnly) parts.push("observe only");
-  if (e.context) parts.push(`output reaches the model${e.context.limit ? ` (≤ ${e.context.limit})` : ""}`);
+  if (e.context)
+    parts.push(`output reaches the model${e.context.limit ? ` (≤ ${limitText(e.context.limit)})` : ""}`);
   if (e.maxTimeoutSec) parts.push(`timeout ≤ ${e.maxTimeoutSec} s`);
   return parts.join(", ");
 }
@@ -208,10 +211,12 @@ function eventDetails(agents: readonly Agent[]): string {
             ? `blocks with ${e.block.how.map((h) => BLOCK_HOW[h]).join(" or ")}: ${e.block.effect}`
             : "cannot block",
         ];
-        if (e.context)
+        if (e.context) {
+          const limit = e.context.limit;
           parts.push(
-            `output: ${e.context.channel}${e.context.limit ? `, ≤ ${e.context.limit} characters` : ""}`,
+            `output: ${e.context.channel}${limit ? `, ≤ ${limitText(limit)}; above that, ${limit.over}` : ""}`,
           );
+        }
         if (e.notes) parts.push(e.notes);
         const text = parts.join("; ");
         byText.set(text, [...(byText.get(text) ?? []), code(e.native)]);
@@ -225,6 +230,44 @@ function eventDetails(agents: readonly Agent[]): string {
       return [`**${a.manifest.displayName}**`, ...lines, ...fieldNotes].join("\n");
     })
     .join("\n\n");
+}
+
+const SHORT_CHANNEL: Record<string, string> = {
+  additionalContext: "additionalContext",
+  stdout: "stdout",
+  plugin: "system prompt",
+};
+
+function deliveryText(d: Delivery, how: string | undefined): string {
+  if (d.context !== "at event") return d.context;
+  return how ? `at event (${SHORT_CHANNEL[how] ?? how})` : "at event";
+}
+
+/**
+ * Neutral events × agents: where a hook's output reaches the model with each envelope, from the
+ * same functions as `kanon hooks`, and whether a neutral hook with `blocking: true` can block.
+ */
+export function hookDeliveryTable(agents: readonly Agent[]): string {
+  const header = ["Neutral event", ...agents.map((a) => a.manifest.displayName)];
+  const rows = NEUTRAL_EVENTS.map((ev) => [
+    code(ev.name),
+    ...agents.map((a) => {
+      const m = a.manifest;
+      const e = Object.hasOwn(m.hooks.events, ev.name) ? m.hooks.events[ev.name] : undefined;
+      if (!e) return "—";
+      const native = nativeDelivery(e, false);
+      const neutral = neutralDelivery(m, ev.name, { blocking: true, async: false });
+      const as = e.envelope?.as;
+      const target = as ? Object.values(m.hooks.events).find((t) => t.native === as.event) : e;
+      const parts = [
+        `native: ${native.context}`,
+        `neutral: ${deliveryText(neutral, target?.envelope?.context)}${as ? ` as ${code(as.event)} (${as.matcher})` : ""}`,
+      ];
+      if (neutral.block) parts.push("can block");
+      return parts.join("; ");
+    }),
+  ]);
+  return table(header, rows);
 }
 
 function mcpFieldCell(f: McpFieldSupport): string {
@@ -279,7 +322,9 @@ export function mcpSupportTable(agents: readonly Agent[]): string {
 }
 
 export function generatedSections(agents: readonly Agent[]): Record<string, string> {
+  const continuity = continuityHooksTable(agents);
   return {
+    "hook-delivery": hookDeliveryTable(agents),
     "mcp-support": mcpSupportTable(agents),
     "hook-support": hookSupportTable(agents),
     "hook-handlers": hookHandlerTable(agents),
@@ -287,6 +332,7 @@ export function generatedSections(agents: readonly Agent[]): Record<string, stri
     "hook-runtime": runtimeNotes(agents),
     "where-files": whereFilesTable(agents),
     "hook-events": eventDetails(agents),
+    "continuity-hooks": table(continuity.header, continuity.rows),
   };
 }
 

@@ -13,6 +13,10 @@ export function isPlainObject(value: unknown): value is PlainObject {
   return proto === Object.prototype || proto === null;
 }
 
+export function isStringList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === "string");
+}
+
 /** Structural equality; object key order does not matter, NaN equals NaN, dates compare by instant text. */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -1,7 +1,7 @@
 /**
  * `kanon import`: the machine's native agent files → a neutral kanon.yaml plus the instruction and
  * skill files it references (reference §5.8). This is the edge that reads the disk; the reverse maps
- * live in each agent's folder and in core/import.
+ * live in each agent's folder (its manifest's import tables, its import.ts) and beside this file.
  */
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -9,15 +9,11 @@ import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc
 import { parse as parseToml } from "smol-toml";
 import { AGENTS } from "../agents/index.js";
 import { agentPath } from "../core/homes.js";
-import { type FoundHooks, type HookNames, importHooks } from "../core/import/hooks.js";
-import { type FoundServer, importServers } from "../core/import/mcp.js";
-import { readMcpEntry } from "../core/import/mcp-entry.js";
-import { secretWarnings } from "../core/import/secrets.js";
 import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js";
 import { nameProblem, segmentProblem } from "../core/names.js";
 import { providerSkillName } from "../core/skill-names.js";
 import { nestingProblem } from "../formats/nesting.js";
-import { isPlainObject } from "../formats/values.js";
+import { deepEqual, isPlainObject } from "../formats/values.js";
 import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
 import type { InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { osErrorText } from "../model/fs-errors.js";
@@ -28,6 +24,16 @@ import { KanonError, type Scope } from "../model/types.js";
 import { hashSkillFiles } from "../providers/hash.js";
 import { readTree } from "../providers/tree.js";
 import { RESERVED_NAMES, unwritableChar } from "../source/limits.js";
+import { type FoundHooks, type HookNames, importHooks } from "./hooks.js";
+import { type FoundServer, importServers } from "./mcp.js";
+import { readMcpEntry } from "./mcp-entry.js";
+import {
+  hookSecretWarnings,
+  moveSecrets,
+  SECRET_POLICIES,
+  type SecretPolicy,
+  secretWarnings,
+} from "./secrets.js";
 
 export const INSTRUCTION_POLICIES = ["auto", "merge", "per-agent", "skip"] as const;
 
@@ -39,6 +45,8 @@ export interface ImportOptions {
   scope: Scope;
   instructionPolicy: string;
   secretPolicy: string;
+  /** This machine's secret store: a value already there keeps its name. */
+  storedSecrets?: Readonly<Record<string, string>>;
   hookNames: HookNames;
   /**
    * The existing Kanon home, loaded with its kanon.lock: skills that are exactly what one of its git
@@ -57,6 +65,8 @@ export interface HomeFile {
 export interface Imported {
   config: KanonConfig;
   files: HomeFile[];
+  /** For the machine's secret store (`--secret-policy store`): name → value, written with the home. */
+  secrets: Record<string, string>;
   warnings: string[];
 }
 
@@ -69,9 +79,9 @@ const MAX_SKILL_FILE = 10 * 1024 * 1024;
 export function checkPolicies(
   o: Pick<ImportOptions, "secretPolicy" | "instructionPolicy" | "allAgents">,
 ): void {
-  if (o.secretPolicy !== "keep")
+  if (!(SECRET_POLICIES as readonly string[]).includes(o.secretPolicy))
     throw new KanonError(
-      `unsupported secret policy ${JSON.stringify(o.secretPolicy)}; only "keep" is implemented`,
+      `unsupported secret policy ${JSON.stringify(o.secretPolicy)}; use ${SECRET_POLICIES.join(", ")}`,
     );
   const policies = [...o.allAgents, ...INSTRUCTION_POLICIES];
   if (!policies.includes(o.instructionPolicy))
@@ -103,12 +113,12 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
       continue;
     }
     const reader = (await agent.loadImport?.()) ?? {};
-    servers.push(...readMcpFile(agent, reader, at, warnings));
+    servers.push(...readMcpFile(agent, reader, at, warnings, o.secretPolicy));
     const hookPath = at(m, m.hooks.file);
     if (!hookPath || !reader.readHooks) continue;
     for (const other of reader.unreadableHookFiles?.(hookPath) ?? [])
       warnings.push(
-        `skipped ${other}: ${m.displayName} hooks are imported only from the ${basename(hookPath)} kanon generates`,
+        `kept your plugin ${other} where it is: ${m.displayName} runs it, and kanon imports hooks only from the ${basename(hookPath)} it generates`,
       );
     const text = readText(hookPath, warnings);
     if (text === null) continue;
@@ -119,7 +129,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
     }
     try {
       const read = reader.readHooks(text, hookPath);
-      if (m.import.hookFile && read.document !== undefined)
+      if (o.secretPolicy === "keep" && m.import.hookFile && read.document !== undefined)
         warnings.push(...secretWarnings(read.document, `${m.id}.${m.import.hookFile.secretPath}`));
       warnings.push(...read.warnings);
       hooks.push({ manifest: m, read });
@@ -130,8 +140,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
   const mcp = importServers(servers, o.allAgents);
   const neutralHooks = importHooks(hooks, o.allAgents, o.scope.kind, o.hookNames);
   warnings.push(...mcp.warnings, ...neutralHooks.warnings);
-
-  const config: KanonConfig = writable(
+  let config: KanonConfig = writable(
     {
       version: 1,
       instructions: { files: instructions.files },
@@ -143,7 +152,21 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
     files,
     warnings,
   );
-  return { config: homeAgents(config, options.allAgents, universe, instructions.found), files, warnings };
+  // After writable(): a server left out takes no secret into the store.
+  const policy = o.secretPolicy as SecretPolicy;
+  let secrets: Record<string, string> = {};
+  if (policy !== "keep") {
+    const moved = moveSecrets(config.mcp.servers, policy, o.storedSecrets ?? {});
+    config = { ...config, mcp: { servers: moved.servers } };
+    secrets = moved.secrets;
+    warnings.push(...moved.warnings, ...hookSecretWarnings(config.hooks));
+  }
+  return {
+    config: homeAgents(config, options.allAgents, universe, instructions.found),
+    files,
+    secrets,
+    warnings,
+  };
 }
 
 /**
@@ -257,7 +280,13 @@ function parseDocument(text: string, format: "json" | "jsonc" | "toml"): unknown
   return value;
 }
 
-function readMcpFile(agent: Agent, reader: AgentImport, at: At, warnings: string[]): FoundServer[] {
+function readMcpFile(
+  agent: Agent,
+  reader: AgentImport,
+  at: At,
+  warnings: string[],
+  policy: string,
+): FoundServer[] {
   const m = agent.manifest;
   const { mcpFile: label, mcpEntry } = m.import!;
   const path = [m.mcp.file, ...(m.mcp.alternatives ?? [])]
@@ -274,7 +303,8 @@ function readMcpFile(agent: Agent, reader: AgentImport, at: At, warnings: string
     warnings.push(`could not parse ${path}: ${(e as Error).message.split("\n")[0]}`);
     return [];
   }
-  warnings.push(...secretWarnings(doc, `${m.id}.${label.secretPath}`));
+  // The other policies look only at what goes into kanon.yaml (the rest stays in the agent's file).
+  if (policy === "keep") warnings.push(...secretWarnings(doc, `${m.id}.${label.secretPath}`));
   const out: FoundServer[] = [];
   for (const [key, value] of Object.entries(doc)) {
     if (key !== m.mcp.key) {
@@ -304,10 +334,36 @@ function readMcpFile(agent: Agent, reader: AgentImport, at: At, warnings: string
         );
         continue;
       }
-      out.push({ agent, name, server: read.server });
+      out.push({ agent, name, readings: readings(agent, read.server) });
     }
   }
   return out;
+}
+
+/**
+ * An entry's neutral readings, most neutral first: the table's reading, then other ways of writing
+ * the same thing, each kept only if it renders for the agent exactly what the first does (so that the
+ * same server spelt differently by two agents can be one entry).
+ */
+function readings(agent: Agent, read: McpServer): McpServer[] {
+  const want = agent.mcpServer(read);
+  const others: McpServer[] = [];
+  const { env_vars, bearer_token_env_var, env_headers, ...rest } = read;
+  // Variables passed through by name (Codex env_vars) as references in env.
+  if (env_vars && env_vars.length > 0)
+    others.push({
+      ...rest,
+      ...(bearer_token_env_var ? { bearer_token_env_var } : {}),
+      ...(env_headers ? { env_headers } : {}),
+      env: { ...Object.fromEntries(env_vars.map((n) => [n, `\${${n}}`])), ...read.env },
+    });
+  // A bearer variable or env headers as the headers they stand for.
+  const headers: Record<string, string> = {};
+  for (const [h, v] of Object.entries(env_headers ?? {})) headers[h] = `\${${v}}`;
+  if (bearer_token_env_var) headers.Authorization = `Bearer \${${bearer_token_env_var}}`;
+  if (Object.keys(headers).length > 0)
+    others.push({ ...rest, ...(env_vars ? { env_vars } : {}), headers: { ...headers, ...read.headers } });
+  return [read, ...others.filter((o) => deepEqual(agent.mcpServer(o), want))];
 }
 
 /** The instruction files, and the agents a text was found for. */

@@ -11,8 +11,44 @@ export interface KanonConfig {
   skills: SkillEntry[];
   mcp: { servers: Record<string, McpServer> };
   hooks: HookEntry[];
+  /** The envelope of every command hook that does not say its own: `native` (the default) or `neutral`. */
+  hooks_envelope?: HookEnvelope;
+  /** kanon's own hooks for cross-agent continuity (waypoint re-anchor, position, pause). */
+  continuity?: ContinuitySettings;
+  /** The stage order of `kanon stage` (default assess, plan, execute, reflect). */
+  stages?: StageEntry[];
+  stage_hooks?: StageHook[];
   metadata: Record<string, string>;
 }
+
+export interface ContinuitySettings {
+  reanchor?: boolean;
+  position_on_prompt?: boolean;
+  /** The re-anchor block's bound in characters (default 4,800). */
+  max_chars?: number;
+}
+
+/** A stage: its name, or `{name, optional: true}`. */
+export type StageEntry = string | { name?: string; optional?: boolean };
+
+/** A command run by `kanon stage start|done` and `kanon task start|done`. */
+export interface StageHook {
+  name?: string;
+  /** `<stage|task|change|*>:<before|after|*>` */
+  on?: string;
+  command?: string;
+  /** Seconds (default 15). */
+  timeout?: number;
+  on_failure?: "warn" | "error" | "ignore";
+  enabled?: boolean;
+}
+
+/**
+ * `native`: the hook gets the agent's own stdin and its output goes where the agent puts it (as
+ * kanon always did). `neutral`: kanon's hook runner gives it one envelope in every agent and
+ * delivers its output as context (src/runner/).
+ */
+export type HookEnvelope = "native" | "neutral";
 
 /** An instruction file: a path (every agent), or a path with the agents whose text it is. */
 export type InstructionFile = string | { path?: string; targets?: string[] };
@@ -68,6 +104,11 @@ export interface McpServer {
   enabled?: boolean;
   /** Resolve, at apply, the references an agent cannot expand (core/mcp.ts). */
   resolve_env?: boolean;
+  /**
+   * Per agent: the fields that differ for that agent (each replaces the server's field of that name),
+   * and `unset`, fields the agent does not get. One server, its one name in every agent's file.
+   */
+  overrides?: Record<string, McpOverride>;
 }
 
 /**
@@ -80,6 +121,17 @@ export function withForwarded(s: McpServer): Record<string, string> {
   for (const name of s.env_vars ?? []) env[name] = `\${${name}}`;
   return { ...env, ...s.env };
 }
+
+/** Fields that stay the server's in every agent: which agents get it, whether at all, and how. */
+type ServerWide = "targets" | "enabled" | "resolve_env" | "overrides";
+
+/** The server fields one agent gets differently. */
+export type McpOverride = Omit<McpServer, ServerWide> & {
+  unset?: McpOverridable[];
+};
+
+/** The fields an override may set or unset. */
+export type McpOverridable = keyof Omit<McpServer, ServerWide>;
 
 export interface HookEntry {
   name: string;
@@ -106,6 +158,17 @@ export interface HookEntry {
   prompt?: string;
   model?: string;
   continue_on_block?: boolean;
+  /** command: `neutral` runs it through kanon's hook runner (absent: kanon.yaml's hooks_envelope). */
+  envelope?: HookEnvelope;
+  /** Neutral envelope: exit 2 or `decision: block` blocks where the event can block (else it never does). */
+  blocking?: boolean;
+  /** Neutral envelope: the most characters of context delivered (default 4,800). */
+  max_output_chars?: number;
+  /**
+   * Not a kanon.yaml field: one of kanon's own handlers inside the runner, run instead of a command
+   * (`carry`: the context kept for the next prompt). Built-in hooks are named `kanon/<handler>`.
+   */
+  builtin?: string;
   targets?: string[];
   enabled?: boolean;
 }

@@ -94,8 +94,14 @@ export interface EventSupport {
    */
   values?: string[];
   block: BlockMode;
-  /** Whether hook output reaches the model, through which channel, and its size limit in characters. */
-  context: { channel: string; limit: number | null } | null;
+  /** Whether a hook's output reaches the model, through which channel, and the agent's size limit. */
+  context: { channel: string; limit: ContextLimit | null } | null;
+  /**
+   * How a hook with the neutral envelope hands its context over here (see EnvelopeCapabilities).
+   * Absent: the agent cannot take context at this event, and kanon's runner carries it to the next
+   * prompt where the agent can carry (or it is not delivered).
+   */
+  envelope?: EnvelopeEvent;
   /** Forced timeout ceiling in seconds for this event (Codex clamps SessionEnd/Interrupt to 3 s). */
   maxTimeoutSec?: number;
   /** True when the agent only observes the event (nothing the hook does changes the agent's course). */
@@ -112,6 +118,75 @@ export interface EventSupport {
   verified?: Verified;
   notes?: string;
 }
+
+/** The most hook output an agent passes to the model at an event, and what it does with more. */
+export interface ContextLimit {
+  max: number;
+  /**
+   * What `max` counts: UTF-16 code units (a JavaScript string's length), or tokens estimated as
+   * UTF-8 bytes ÷ 4 (Codex), where a multi-byte character counts up to 1 token.
+   */
+  unit: "utf16" | "bytes/4";
+  /** What the agent does with more, for the docs. */
+  over: string;
+  /**
+   * A handler field that raises the limit (Codex's `additionalContextLimit`, in the same unit): kanon
+   * sets it to a neutral hook's max_output_chars where that is larger, so the agent does not cut it.
+   */
+  raise?: string;
+}
+
+/** How a neutral-envelope hook's context reaches the model at one event. */
+export interface EnvelopeEvent {
+  /**
+   * "additionalContext": the runner prints `{"hookSpecificOutput": {"hookEventName": <native>,
+   * "additionalContext": …}}`; "stdout": plain text; "plugin": a JSON reply `{"context": …}` that
+   * kanon's own plugin delivers. Absent: the agent cannot take context here.
+   */
+  context?: "additionalContext" | "stdout" | "plugin";
+  /**
+   * Rendered on another native event, where its context lands (Claude's and Codex's neutral
+   * PostCompact: SessionStart with the matcher `compact`, which they fire right after compaction).
+   */
+  as?: { event: string; matcher: string };
+}
+
+/**
+ * What kanon's hook runner needs to know to give a neutral-envelope hook the same stdin in every
+ * agent: the native stdin key of each envelope field (absent: the agent never sends it, and the
+ * envelope says null), and where context goes that cannot be delivered at its event.
+ */
+export interface EnvelopeCapabilities {
+  fields: Partial<Record<EnvelopeField, string>>;
+  /** The prompt arrives as an array of content parts (`[{type: "text", text}]`), joined into one string. */
+  promptParts?: boolean;
+  /**
+   * A regex (source) for what the agent puts before the user's prompt in the prompt hook's stdin,
+   * taken off again: headless Gemini CLI prepends SessionStart's context as `<hook_context>…`.
+   */
+  promptPrefix?: string;
+  /** Tool names the agent sends in stdin besides the matcher table's (Codex's `apply_patch` → Edit). */
+  toolNames?: Record<string, string>;
+  /**
+   * Context that cannot be delivered at its event is delivered with the next prompt of the same
+   * session, once: "runner" keeps it in kanon's state directory and a `kanon/carry` hook on
+   * UserPromptSubmit hands it over; "plugin": kanon's plugin keeps it in memory. null: it is lost.
+   */
+  carry: "runner" | "plugin" | null;
+}
+
+/** Native stdin facts that the neutral envelope carries under its own names. */
+export type EnvelopeField =
+  | "session_id"
+  | "cwd"
+  | "transcript_path"
+  | "prompt"
+  | "tool_name"
+  | "tool_input"
+  | "tool_output"
+  | "source"
+  | "trigger"
+  | "reason";
 
 /** One neutral handler field and how this agent runs it. */
 export type FieldSupport =
@@ -184,6 +259,8 @@ export interface HookCapabilities {
   expandsVariables?: boolean;
   /** Free-form runtime notes for the README (shell, env, stdin). */
   runtime: string[];
+  /** How hooks with the neutral envelope are translated in and out. */
+  envelope: EnvelopeCapabilities;
 }
 
 export interface SkillCapabilities {
@@ -392,6 +469,8 @@ export interface NativeHook {
   async?: boolean;
   /** The other handler fields, under the agent's names for them (`statusMessage`, `url`, …). */
   fields: Record<string, unknown>;
+  /** The command runs kanon's hook runner (the neutral envelope): a runtime kanon generates reads its reply. */
+  neutral?: boolean;
 }
 
 /** A rendered native hook file. */

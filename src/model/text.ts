@@ -79,3 +79,16 @@ export function newlines(text: string, end = text.length): number {
   for (let i = text.indexOf("\n"); i >= 0 && i < end; i = text.indexOf("\n", i + 1)) n++;
   return n;
 }
+
+/**
+ * The line (1-based) of the first `<<<<<<<` of an unresolved git merge conflict — one followed by
+ * its `=======` and `>>>>>>>` lines — or null. A file with one is half of two versions, never a setting.
+ */
+export function conflictMarkerLine(text: string): number | null {
+  const start = text.search(/^<{7}(?: |$)/m);
+  if (start < 0) return null;
+  const rest = text.slice(start);
+  const middle = rest.search(/^={7}$/m);
+  if (middle < 0 || rest.slice(middle).search(/^>{7}(?: |$)/m) < 0) return null;
+  return newlines(text, start) + 1;
+}

@@ -8,7 +8,7 @@
  * document, merge keys applied, and a bounded amount of work however the file uses aliases.
  */
 import { isAlias, isMap, isScalar, isSeq, type Node, type YAMLMap } from "yaml";
-import { closest } from "./did-you-mean.js";
+import { closest, editDistance } from "./did-you-mean.js";
 import { MAX_ALIASED_VALUES, RESERVED_NAMES, unwritableChar } from "./limits.js";
 import { type ReadYaml, readYaml } from "./read-yaml.js";
 import type { Schema } from "./schema.js";
@@ -243,6 +243,12 @@ class Decoder {
     }
     if (Object.hasOwn(s.fields, key)) return s.fields[key];
     const hint = closest(key, Object.keys(s.fields));
+    // A misspelt section (`hoks:`) would leave the real one empty, and apply would take out
+    // everything kanon wrote for it: at the top, one edit away from a known key is an error.
+    if (path === key && hint && editDistance(key.toLowerCase(), hint.toLowerCase()) <= 1) {
+      this.report(keyNode, `unknown key ${JSON.stringify(key)}; did you mean ${JSON.stringify(hint)}?`);
+      return undefined;
+    }
     this.warnings.push(
       `${this.at(keyNode)}: unknown key ${JSON.stringify(path)} is ignored${hint ? `; did you mean ${JSON.stringify(hint)}?` : ""}`,
     );

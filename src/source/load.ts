@@ -5,6 +5,7 @@ import { decodeBytes, ESCAPED_BYTE } from "../formats/utf8.js";
 import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
 import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import type { Paths } from "../model/source.js";
+import { conflictMarkerLine } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import { decodeYaml } from "./decode.js";
 import { kanonSchema, type Schema } from "./schema.js";
@@ -42,6 +43,13 @@ export interface LoadedConfig {
   /** The text of kanon.yaml and the name messages give it (`kanon.yaml`, or the --config path). */
   text: string;
   label: string;
+}
+
+/** A file of the home with an unresolved merge conflict at `where` (`kanon.yaml:12`). */
+export function conflictError(where: string): KanonError {
+  return new KanonError(
+    `${where}: unresolved merge conflict (<<<<<<< … >>>>>>>): keep the version you want, delete the marker lines and commit, then run kanon again; nothing was written`,
+  );
 }
 
 /** The config file does not exist (status treats this as "nothing to report"). */
@@ -89,6 +97,8 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
       `${label}:${before.length}:${before.at(-1)!.length + 1}: byte 0x${byte.toString(16).toUpperCase()} is not valid UTF-8; save ${label} as UTF-8`,
     );
   }
+  const conflict = conflictMarkerLine(text);
+  if (conflict !== null) throw conflictError(`${label}:${conflict}`);
   const decoded = decodeYaml(text, label, configSchema(agentIds));
   if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
   return {
@@ -112,6 +122,10 @@ export function normalizeConfig(raw: Partial<KanonConfig>): KanonConfig {
     skills: (raw.skills ?? []).map((s) => s ?? ({} as SkillEntry)),
     mcp: { servers: (raw.mcp?.servers ?? {}) as Record<string, McpServer> },
     hooks: (raw.hooks ?? []).map((h) => ({ ...(h ?? {}), name: h?.name ?? "" }) as HookEntry),
+    ...(raw.hooks_envelope ? { hooks_envelope: raw.hooks_envelope } : {}),
+    ...(raw.continuity ? { continuity: raw.continuity } : {}),
+    ...(raw.stages ? { stages: raw.stages } : {}),
+    ...(raw.stage_hooks ? { stage_hooks: raw.stage_hooks.map((h) => h ?? {}) } : {}),
     metadata: raw.metadata ?? {},
   };
 }

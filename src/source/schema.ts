@@ -50,6 +50,44 @@ function targets(agentIds: string[]): Schema {
   );
 }
 
+/** An MCP server's fields (and an override's, which may replace any of them for one agent). */
+const server: Record<string, Schema> = {
+  type: str("Claude transport type (default http with url, else stdio)."),
+  command: str("Command of a stdio server."),
+  args: list(str(), "Arguments of the command."),
+  env: map(
+    str(),
+    "Environment for the server; values may use ${VAR} or ${VAR:-default}, and ${secret:NAME} for a value in this machine's secret store (kanon secret set NAME).",
+  ),
+  env_vars: list(str(), "Codex: environment variable names to forward."),
+  url: str("URL of a remote (streamable HTTP) server."),
+  headers: map(str(), "HTTP headers; values may use ${secret:NAME}."),
+  env_headers: map(str(), "HTTP header → environment variable holding its value."),
+  bearer_token_env_var: str("Codex and OpenCode: environment variable holding a bearer token."),
+  startup_timeout_sec: int("Startup timeout in seconds."),
+  tool_timeout_sec: int("Codex: tool call timeout in seconds."),
+  enabled_tools: list(str(), "Codex: tools to enable."),
+  disabled_tools: list(str(), "Codex: tools to disable."),
+  default_approval: str(
+    "Codex: default tool approval mode (auto, prompt, writes or approve), written as default_tools_approval_mode.",
+  ),
+  tools: map(
+    obj({
+      description: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
+      approval: str("Codex: this tool's approval mode, written as tools.<tool>.approval_mode."),
+      approval_prompt: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
+    }),
+    "Codex: per-tool settings.",
+  ),
+  opencode_enabled: bool("OpenCode's own enabled flag."),
+};
+
+/**
+ * kanon.yaml's schema, with the agents and hook events of the registry filled in. Long because it is
+ * one declarative table, field for field in kanon.yaml's order: read whole, it shows the file's
+ * shape the way the file itself does; split up, a reader would jump between pieces to see one
+ * entry. Apart from it: the MCP server fields (overrides repeat them) and the continuity sections.
+ */
 export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
   const t = targets(agentIds);
   return {
@@ -104,37 +142,21 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
         {
           servers: map(
             obj({
-              type: str("Claude transport type (default http with url, else stdio)."),
-              command: str("Command of a stdio server."),
-              args: list(str(), "Arguments of the command."),
-              env: map(str(), "Environment for the server; values may use ${VAR} or ${VAR:-default}."),
-              env_vars: list(str(), "Codex: environment variable names to forward."),
-              url: str("URL of a remote (streamable HTTP) server."),
-              headers: map(str(), "HTTP headers."),
-              env_headers: map(str(), "HTTP header → environment variable holding its value."),
-              bearer_token_env_var: str("Codex and OpenCode: environment variable holding a bearer token."),
-              startup_timeout_sec: int("Startup timeout in seconds."),
-              tool_timeout_sec: int("Codex: tool call timeout in seconds."),
-              enabled_tools: list(str(), "Codex: tools to enable."),
-              disabled_tools: list(str(), "Codex: tools to disable."),
-              default_approval: str(
-                "Codex: default tool approval mode (auto, prompt, writes or approve), written as default_tools_approval_mode.",
-              ),
-              tools: map(
-                obj({
-                  description: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
-                  approval: str("Codex: this tool's approval mode, written as tools.<tool>.approval_mode."),
-                  approval_prompt: str(
-                    "Accepted for the Go original; Codex ignores it, so it is not rendered.",
-                  ),
-                }),
-                "Codex: per-tool settings.",
-              ),
-              opencode_enabled: bool("OpenCode's own enabled flag."),
+              ...server,
               targets: t,
               enabled: bool("false: not rendered for any agent."),
               resolve_env: bool(
                 "true: kanon fills in, from its own environment when it applies, the ${VAR} references an agent cannot expand (the value is then written in that agent's file).",
+              ),
+              overrides: map(
+                obj({
+                  ...server,
+                  unset: list(
+                    str(undefined, { enum: [...Object.keys(server)] }),
+                    "Fields this agent does not get.",
+                  ),
+                }),
+                "Per agent (by id): the fields that agent gets differently, each replacing the server's field of that name, under the same server name in its file.",
               ),
             }),
             "MCP servers by name.",
@@ -167,13 +189,80 @@ export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
           prompt: str("prompt and agent: what to ask; $ARGUMENTS is the hook input JSON."),
           model: str("prompt and agent: model to use."),
           continue_on_block: bool("prompt: when it answers ok: false, continue the turn with the reason."),
+          envelope: str(
+            "command: native (the agent's own stdin and output rules) or neutral (one stdin envelope in every agent, stdout delivered as context, run by kanon's hook runner). Default: hooks_envelope.",
+            { enum: ["native", "neutral"] },
+          ),
+          blocking: bool(
+            "neutral envelope: exit 2 or decision: block blocks where the event can block (default false: the hook only observes).",
+          ),
+          max_output_chars: {
+            kind: "int",
+            description:
+              "neutral envelope: the most characters of context delivered (default 4800); longer output is cut at a line boundary.",
+            minimum: 1,
+            maximum: 2 ** 31 - 1,
+          },
           targets: t,
           enabled: bool("false skips the hook everywhere."),
         }),
         "Hooks in Claude Code's neutral shape, rendered where each agent can run them.",
       ),
+      hooks_envelope: str(
+        "The envelope of every command hook that does not set its own: native (the default) or neutral.",
+        { enum: ["native", "neutral"] },
+      ),
+      ...continuityFields(),
       metadata: map(str(), "Free-form string metadata; never rendered."),
     },
+  };
+}
+
+/** `continuity:`, `stages:` and `stage_hooks:` (cross-agent continuity; see `kanon waypoint` and `kanon stage`). */
+function continuityFields(): Record<string, Schema> {
+  return {
+    continuity: obj(
+      {
+        reanchor: bool(
+          "Render kanon's re-anchor hooks into every agent: the waypoint block at session start and after compaction.",
+        ),
+        position_on_prompt: bool("Render kanon's position hook: one line of the waypoint on every prompt."),
+        max_chars: int("The re-anchor block's bound in characters: 300 to 10000 (default 4800)."),
+      },
+      "kanon's own hooks for cross-agent continuity: re-anchor, position, pause on interrupt.",
+    ),
+    stages: list(
+      {
+        kind: "stringOr",
+        object: {
+          kind: "object",
+          fields: {
+            name: str("The stage's name (lower case, digits, - and _)."),
+            optional: bool("true: later stages do not wait for this stage's handoff."),
+          },
+        },
+        description: "A stage name, or {name, optional: true}.",
+      },
+      "Stages in order for kanon stage (default: assess, plan, execute, reflect); each waits for the handoff of the nearest earlier required stage.",
+    ),
+    stage_hooks: list(
+      obj({
+        name: str("Name in messages and .kanon/events.jsonl (default stage_hooks[i])."),
+        on: str(
+          "<stage|task|change|*>:<before|after|*>, e.g. plan:before, task:after, change:after (after the last task).",
+          {
+            examples: ["plan:before", "execute:after", "task:after", "change:after", "*:before"],
+          },
+        ),
+        command: str("Shell command (/bin/sh -c), run in the project root with KANON_HOOK_* variables."),
+        timeout: int("Timeout in seconds (default 15)."),
+        on_failure: str("What a failure does: warn (default), error (stop the step) or ignore.", {
+          enum: ["warn", "error", "ignore"],
+        }),
+        enabled: bool("false skips the hook."),
+      }),
+      "Commands run by kanon stage start|done and kanon task start|done.",
+    ),
   };
 }
 

@@ -10,12 +10,12 @@ import { ReadRefused } from "../model/bounded-read.js";
 import { instructionPath, instructionTargets, type KanonConfig } from "../model/config.js";
 import { osErrorText, statError } from "../model/fs-errors.js";
 import type { InstructionText, LocalSkill, Paths, ProviderSkills, Source } from "../model/source.js";
-import { compareBytes } from "../model/text.js";
+import { compareBytes, conflictMarkerLine } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import type { Lock } from "../providers/lock-types.js";
 import { readTree } from "../providers/tree.js";
 import { homePathProblem, homeRead, readHomeFile } from "./home-files.js";
-import { resolveHomePath } from "./load.js";
+import { conflictError, resolveHomePath } from "./load.js";
 
 export interface LoadSourceOptions {
   lock: Lock | null;
@@ -62,9 +62,13 @@ async function loadInstructions(config: KanonConfig, paths: Paths): Promise<Inst
       const abs = resolveHomePath(rel, paths.home, paths.userHome);
       try {
         const bytes = readHomeFile(homeRead(abs, paths.home, false));
-        return { text: decodeBytes(bytes), targets: instructionTargets(file) };
+        const text = decodeBytes(bytes);
+        const conflict = conflictMarkerLine(text);
+        if (conflict !== null) throw conflictError(`${rel}:${conflict}`);
+        return { text, targets: instructionTargets(file) };
       } catch (e) {
         if (e instanceof ReadRefused) throw new KanonError(`instruction "${rel}": ${e.message}`);
+        if (e instanceof KanonError) throw e; // conflict markers
         throw new KanonError(`instruction "${rel}": ${statError(abs, e).replace(/^stat/, "open")}`);
       }
     }),

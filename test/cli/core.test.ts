@@ -186,11 +186,20 @@ describe("bad input: one line naming the object, exit 1, nothing written", () =>
   });
 
   it("an unknown key is a warning, not an error", async () => {
-    writeHome("version: 1\nhoks: []\n");
+    writeHome("version: 1\nhoksx: []\n");
     expect(await k("validate")).toMatchObject({
       status: 0,
       stdout: "kanon.yaml is valid.\n",
-      stderr: 'warning: kanon.yaml:2:1: unknown key "hoks" is ignored; did you mean "hooks"?\n',
+      stderr: 'warning: kanon.yaml:2:1: unknown key "hoksx" is ignored; did you mean "hooks"?\n',
+    });
+  });
+
+  it("a misspelt section is an error, so it never empties the real one", async () => {
+    writeHome("version: 1\nhoks: []\n");
+    expect(await k("validate")).toMatchObject({
+      status: 1,
+      stdout: "",
+      stderr: 'kanon.yaml:2:1: unknown key "hoks"; did you mean "hooks"?\n',
     });
   });
 

@@ -22,6 +22,10 @@ async function rejects(stderr: string) {
   nothingWritten();
 }
 
+/** One row of `kanon hooks`: hook, event (a regex), agent, how it is rendered, then the other columns. */
+const row = (hook: string, event: string, agent: string, rendered: string) =>
+  new RegExp(`^${hook} +${event} +${agent} +${rendered.replace(/[()]/g, "\\$&")}  `, "m");
+
 describe("hook errors name the hook with kanon.yaml:LINE:COL and write nothing", () => {
   it("a command hook without command", async () => {
     home("version: 1\nhooks:\n  - name: fmt\n    event: PostToolUse\n");
@@ -102,7 +106,12 @@ describe("events kanon does not know", () => {
       const hooks = await k("hooks");
       expect(hooks.status).toBe(0);
       expect(hooks.stderr).toBe(warning);
-      expect(hooks.stdout).toMatch(/guard\s+\S+\s+left out\s+passed through\s+left out/);
+      for (const [agent, rendered] of [
+        ["codex", "left out"],
+        ["claude", "passed through"],
+        ["opencode", "left out"],
+      ])
+        expect(hooks.stdout).toMatch(row("guard", event, agent!, rendered!));
       expect(hooks.stdout).toContain(`guard → claude: note: kanon does not know event "${event}"`);
       expect(await k("hooks", "--strict")).toMatchObject({
         status: 1,
@@ -129,7 +138,9 @@ describe("events kanon does not know", () => {
     expect(JSON.parse(readFileSync(join(s.home, ".codex/hooks.json"), "utf8")).hooks.Interrupt).toHaveLength(
       1,
     );
-    expect((await k("hooks")).stdout).toMatch(/int\s+Interrupt\s+as written \(gated\)\s+left out\s+/);
+    const table = (await k("hooks")).stdout;
+    expect(table).toMatch(row("int", "Interrupt", "codex", "as written (gated)"));
+    expect(table).toMatch(row("int", "Interrupt", "claude", "left out"));
     home("version: 1\nhooks:\n  - name: int\n    event: Interrupt\n    command: x\n    targets: [claude]\n");
     expect(await k("validate")).toMatchObject({
       status: 1,
@@ -148,7 +159,7 @@ describe("enabled: false", () => {
     expect(settings().hooks.Stop.map((g: { hooks: { command: string }[] }) => g.hooks[0]!.command)).toEqual([
       "a",
     ]);
-    expect((await k("hooks")).stdout).toMatch(/off\s+Stop\s+disabled\s+disabled\s+disabled/);
+    expect((await k("hooks")).stdout).toMatch(/^off +Stop +- +disabled +- +- +-$/m);
   });
 });
 
@@ -276,8 +287,15 @@ describe("Gemini CLI and Kimi Code run command hooks only", () => {
     );
     const hooks = (await k("hooks")).stdout;
     for (const name of ["audit", "lint", "judge", "push"])
-      expect(hooks).toMatch(new RegExp(`${name}\\s+\\S+\\s+as written\\s+left out\\s+left out`));
-    expect(hooks).toMatch(/hello\s+SessionStart\s+as written\s+translated \(gated\)\s+translated/);
+      for (const [agent, rendered] of [
+        ["claude", "as written"],
+        ["gemini", "left out"],
+        ["kimi", "left out"],
+      ])
+        expect(hooks).toMatch(row(name, "\\S+", agent!, rendered!));
+    expect(hooks).toMatch(row("hello", "SessionStart", "claude", "as written"));
+    expect(hooks).toMatch(row("hello", "SessionStart", "gemini", "translated (gated)"));
+    expect(hooks).toMatch(row("hello", "SessionStart", "kimi", "translated"));
     expect(hooks).toContain(
       "hello → kimi: translated: status_message dropped: Kimi Code shows no hook status",
     );

@@ -156,7 +156,8 @@ describe("the maintainer's five untargeted hooks", () => {
     home(`version: 1\nhooks:\n${FIVE}`);
     const table = await k("hooks");
     expect(table.status).toBe(0);
-    expect(table.stdout).toContain("tmux-1  Notification      left out");
+    expect(table.stdout).toMatch(/^tmux-1 +Notification +codex +left out +native +not delivered +no$/m);
+    expect(table.stdout).toMatch(/^tmux-1 +Notification +claude +as written +native +not delivered +no$/m);
     expect(table.stdout).toContain('tmux-1 → codex: left out: event "Notification" is not supported');
     expect(table.stdout).toContain(
       "tmux-0 → codex: gated: Codex runs a new or changed hook only after the user reviews it in /hooks",

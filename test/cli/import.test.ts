@@ -64,7 +64,11 @@ describe("import on a machine kanon applied and the user edited", () => {
         "",
       ].join("\n"),
     );
-    expect(r).toMatchObject({ status: 0, stdout: `Wrote imported config to ${join(s.kh, "kanon.yaml")}\n` });
+    expect(r.status).toBe(0);
+    // A new home is offered the git set-up kanon init does (asked on a terminal; here, told how).
+    expect(r.stdout).toBe(
+      `Wrote imported config to ${join(s.kh, "kanon.yaml")}\n${s.kh} is not a git repository yet: kanon import --write --git makes it one as kanon init does, or run git init there and commit, to keep it for your other machines.\n`,
+    );
     const yaml = s.readHome("kanon.yaml");
     expect(yaml).toContain(
       "  - name: guard-rm\n    event: PreToolUse\n    matcher: Bash\n    command: /usr/local/bin/guard\n    args: [--deny, rm -rf /]\n    timeout: 10\n",
@@ -111,7 +115,7 @@ describe("the reference's import behaviour", () => {
         '[mcp_servers.github]\ncommand = "gh-mcp"\n[mcp_servers.github.env]\nTOKEN = "ghp_abc123"\n',
       ".claude/settings.json": JSON.stringify({ api_key: "Bearer xyz", claudeCodeFirstTokenDate: "2026" }),
     });
-    const r = await k("import", "--write");
+    const r = await k("import", "--write", "--secret-policy", "keep");
     expect(r.status).toBe(0);
     expect(warnings(r.stderr)).toEqual([
       "warning: kept possible plaintext secret at codex.config.mcp_servers.github.env.TOKEN because secret policy is keep",
@@ -128,7 +132,7 @@ describe("the reference's import behaviour", () => {
       ".claude.json": JSON.stringify({ mcpServers: { x: { command: "x", env: { API_KEY: "plain" } } } }),
       ".codex/config.toml": 'approval_policy = "never"\n',
     });
-    const r = await k("--agent", "claude", "import");
+    const r = await k("--agent", "claude", "import", "--secret-policy", "keep");
     expect(warnings(r.stderr)).toEqual([
       "warning: kept possible plaintext secret at claude.claude_json.mcpServers.x.env.API_KEY because secret policy is keep",
     ]);
@@ -137,7 +141,7 @@ describe("the reference's import behaviour", () => {
   it("policies: unsupported secret and instruction policies, hook names", async () => {
     expect(await k("import", "--secret-policy", "redact")).toMatchObject({
       status: 1,
-      stderr: 'unsupported secret policy "redact"; only "keep" is implemented\n',
+      stderr: 'unsupported secret policy "redact"; use store, env, keep\n',
     });
     expect(await k("import", "--instruction-policy", "newest")).toMatchObject({
       status: 1,
@@ -391,7 +395,7 @@ describe("hooks through the manifests", () => {
       "hooks:\n  - name: fmt\n    event: PostToolUse\n    matcher: Edit|Write\n    command: fmt\n    args: [-w]\n    timeout: 20\n    targets: [opencode]\n  - name: shells\n    event: PreToolUse\n    matcher: Bash\n    command: guard\n    targets: [opencode]\n",
     );
     expect(warnings(r.stderr)).toEqual([
-      `warning: skipped ${join(s.home, ".config/opencode/plugins/mine.js")}: OpenCode hooks are imported only from the kanon-hooks.js kanon generates`,
+      `warning: kept your plugin ${join(s.home, ".config/opencode/plugins/mine.js")} where it is: OpenCode runs it, and kanon imports hooks only from the kanon-hooks.js it generates`,
     ]);
   });
 
@@ -747,7 +751,6 @@ metadata:
     expect(warnings(r.stderr)).toEqual([
       `warning: left gemini hook "BeforeTool" ("$GEMINI_PROJECT_DIR/scan.sh") in ${settings} where it is: kanon did not write it (its name does not start with "kanon:") and would add a copy beside it`,
       `warning: left gemini hook "AfterAgent" ("say done") in ${settings} where it is: kanon did not write it (its name does not start with "kanon:") and would add a copy beside it`,
-      "warning: kept possible plaintext secret at kimi.config.providers.m.api_key because secret policy is keep",
       'warning: skipped unsupported kimi config field "default_model"',
       'warning: skipped unsupported kimi config field "providers"',
       `warning: left kimi hook "Stop" ("say done") in ${config} where it is: kanon did not write it (its [[hooks]] header has no "# kanon:" comment) and would add a copy beside it`,

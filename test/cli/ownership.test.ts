@@ -385,7 +385,7 @@ describe("backups and undo", () => {
     const r = await k("undo", "--yes");
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
-      /^cannot undo the apply of .*: changed since then: .*\.claude\/CLAUDE\.md; nothing was restored\n$/,
+      /^cannot undo the apply of .*: changed since then: .*\.claude\/CLAUDE\.md; nothing was restored \(it holds edits made after it: keep them and stop here, or run kanon undo --force to undo it anyway, saving what is there now first\)\n$/,
     );
     expect(exists(".codex/AGENTS.md")).toBe(true);
     expect(read(".claude/CLAUDE.md")).toBe("changed again\n");

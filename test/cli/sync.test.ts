@@ -187,18 +187,24 @@ describe("two machines", () => {
     expect((await kb("status")).stdout).toMatch(/1 ahead, 1 behind .*diverged/);
   });
 
-  it("update -n pulls and shows what apply would write, writing nothing", async () => {
+  it("update -n changes nothing, the home included: it does not pull, and says so", async () => {
     publishFromA();
     expect((await kb("init", remote)).status).toBe(0);
     expect((await kb("apply", "--yes")).status).toBe(0);
     commitOnA("# dry\n");
     expect((await ka("push")).status).toBe(0);
+    git(b, homeB, "fetch", "--quiet");
+    const head = git(b, homeB, "rev-parse", "HEAD");
     const r = await kb("update", "-n");
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain("+# dry");
-    expect(r.stdout).toContain("Dry run: would apply 3 file change(s); nothing written.\n");
-    expect(readFileSync(join(homeB, "instructions/shared.md"), "utf8")).toBe("# dry\n");
-    expect(readFileSync(join(b.home, ".codex/AGENTS.md"), "utf8")).not.toContain("# dry");
+    expect(r.stdout).toMatch(
+      /^Dry run: not pulling; what apply would change with the home as it is now \(1 commit\(s\) behind origin\/\S+ as of the last fetch, which a real update pulls first\):\nNo changes\.\n$/,
+    );
+    expect(git(b, homeB, "rev-parse", "HEAD")).toBe(head);
+    expect(readFileSync(join(homeB, "instructions/shared.md"), "utf8")).not.toBe("# dry\n");
+    // The real update pulls and applies.
+    expect((await kb("update", "--yes")).stdout).toContain("Applied 3 file change(s).\n");
+    expect(readFileSync(join(b.home, ".codex/AGENTS.md"), "utf8")).toContain("# dry");
   });
 });
 

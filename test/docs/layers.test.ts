@@ -1,8 +1,8 @@
 /** The README's Development section states the layer order that `npm run deps` enforces. */
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LAYERS } from "../../.dependency-cruiser.mjs";
+import { IMPORTS, LAYERS } from "../../.dependency-cruiser.mjs";
 import { ROOT } from "../support/cli.js";
 
 describe("layers", () => {
@@ -31,5 +31,24 @@ describe("layers", () => {
       .filter((d) => d.isDirectory())
       .map((d) => d.name);
     expect(dirs.sort()).toEqual([...folders].sort());
+  });
+
+  it("allow exactly the imports between folders that the code makes", () => {
+    const src = join(ROOT, "src");
+    const used: Record<string, Set<string>> = Object.fromEntries(folders.map((f) => [f, new Set<string>()]));
+    const files = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f));
+    for (const file of files) {
+      if (!file.includes("/")) continue; // src/*.d.ts: declarations, no imports between folders
+      const from = file.split("/")[0]!;
+      const text = readFileSync(join(src, file), "utf8");
+      for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+        const to = relative(src, resolve(dirname(join(src, file)), m[1]!)).split("/")[0]!;
+        if (to !== from) used[from]!.add(to);
+      }
+    }
+    const declared = Object.fromEntries(Object.entries(IMPORTS).map(([f, list]) => [f, [...list].sort()]));
+    expect(Object.fromEntries(Object.entries(used).map(([f, set]) => [f, [...set].sort()]))).toEqual(
+      declared,
+    );
   });
 });

@@ -27,7 +27,7 @@ const golden = (name: string, text: string) => {
 
 it("imports a realistic machine: kanon.yaml, files and warnings", async () => {
   machine("machine");
-  const r = await k("import", "--write", "--instruction-policy", "per-agent");
+  const r = await k("import", "--write", "--no-git", "--instruction-policy", "per-agent");
   expect(r.status).toBe(0);
   golden("machine.kanon.yaml", s.readHome("kanon.yaml"));
   golden("machine.warnings", r.stderr.replaceAll(s.home, "~"));
@@ -47,7 +47,7 @@ it("imports a realistic machine: kanon.yaml, files and warnings", async () => {
 
 it("imports Gemini CLI and Kimi Code: agents: lists them, kanon's hooks come back, the rest is reported", async () => {
   machine("gemini-kimi");
-  const r = await k("import", "--write");
+  const r = await k("import", "--write", "--no-git");
   expect(r.status).toBe(0);
   golden("gemini-kimi.kanon.yaml", s.readHome("kanon.yaml"));
   golden("gemini-kimi.warnings", r.stderr.replaceAll(s.home, "~"));

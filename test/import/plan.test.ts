@@ -47,6 +47,7 @@ function found(overrides: Partial<KanonConfig> = {}, files = FILES): Imported {
       ...overrides,
     },
     files,
+    secrets: {},
     warnings: [],
   };
 }

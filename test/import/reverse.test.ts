@@ -5,9 +5,9 @@ import { kimiManifest } from "../../src/agents/kimi/manifest.js";
 import { opencodeHooks } from "../../src/agents/opencode/hooks.js";
 import { readNames, writeNames } from "../../src/core/hooks/matcher.js";
 import { commandLine, protectFromExpansion, unprotectExpansion } from "../../src/core/hooks/quote.js";
-import { nameFromCommand, neutralToolNames, splitCommandLine } from "../../src/core/import/hooks.js";
-import { secretWarnings } from "../../src/core/import/secrets.js";
 import { ownerLabel } from "../../src/formats/toml.js";
+import { nameFromCommand, neutralToolNames, splitCommandLine } from "../../src/import/hooks.js";
+import { secretWarnings } from "../../src/import/secrets.js";
 
 describe("neutralToolNames", () => {
   const tools = opencodeHooks.tools;

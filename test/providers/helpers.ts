@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { KanonConfig, SkillEntry } from "../../src/model/config.js";
+import { GIT_NO_HOUSEKEEPING } from "../support/cli.js";
 
 const roots: string[] = [];
 
@@ -44,6 +45,7 @@ export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     GIT_COMMITTER_NAME: "Kanon Test",
     GIT_COMMITTER_EMAIL: "kanon@example.test",
     GIT_TERMINAL_PROMPT: "0",
+    ...GIT_NO_HOUSEKEEPING,
     ...extra,
   };
 }
@@ -124,6 +126,13 @@ function openRepo(root: string, name: string, env: NodeJS.ProcessEnv): TestRepo 
   };
   const branchRef = () =>
     /^ref: (refs\/heads\/.+)\n$/.exec(readFileSync(join(work, ".git/HEAD"), "utf8"))![1]!;
+  /** HEAD's commit, read as `git rev-parse HEAD` would (a loose ref; HEAD detached or on a branch). */
+  const head = () => {
+    const text = readFileSync(join(work, ".git/HEAD"), "utf8");
+    return (
+      text.startsWith("ref: ") ? readFileSync(join(work, ".git", text.slice(5).trim()), "utf8") : text
+    ).trim();
+  };
   return {
     work,
     bare,
@@ -135,7 +144,7 @@ function openRepo(root: string, name: string, env: NodeJS.ProcessEnv): TestRepo 
       run(work, ["add", "--all"]);
       run(work, ["commit", "--quiet", "--allow-empty", "-m", message]);
       publish(branchRef());
-      return run(work, ["rev-parse", "HEAD"]);
+      return head();
     },
     branch(branchName) {
       run(work, ["checkout", "--quiet", "-B", branchName]);
@@ -147,7 +156,7 @@ function openRepo(root: string, name: string, env: NodeJS.ProcessEnv): TestRepo 
       run(work, message ? ["tag", "-a", tagName, "-m", message] : ["tag", tagName]);
       publish(`refs/tags/${tagName}`);
     },
-    head: () => run(work, ["rev-parse", "HEAD"]),
+    head,
   };
 }
 

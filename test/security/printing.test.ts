@@ -10,10 +10,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { maskSecrets } from "../../src/core/secrets.js";
 import { hasActingChar, visible, visibleBytes } from "../../src/model/visible.js";
 import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
-import { KEYS, PtySession } from "../support/pty.js";
+import { InProcessTerminal, KEYS, PtySession } from "../support/pty.js";
 
 const s = sandboxPerTest();
-let pty: PtySession | undefined;
+let pty: PtySession | InProcessTerminal | undefined;
 afterEach(() => {
   pty?.kill();
   pty = undefined;
@@ -124,7 +124,7 @@ describe("a review a hostile skill file tries to forge", () => {
 
   it("kanon ui shows the file's escapes as text in its diff pane", async () => {
     s.writeHome(HOSTILE_HOME, { "skills/notes/SKILL.md": FORGED });
-    pty = new PtySession(["--home", s.kh, "ui"], { cwd: s.work, env: ptyEnv(), rows: 40, cols: 140 });
+    pty = new InProcessTerminal(["--home", s.kh, "ui"], { cwd: s.work, env: ptyEnv(), rows: 40, cols: 140 });
     await pty.waitFor("+++ ");
     pty.send(KEYS.down);
     const screen = await pty.waitFor("^[[3J^[[H^[[2JNo changes.", 20_000);

@@ -171,7 +171,7 @@ describe("init and import", () => {
       ".claude/CLAUDE.md": "Be brief.\n",
       ".claude.json": JSON.stringify({ mcpServers: { docs: { command: "docs-mcp" } } }),
     });
-    const r = k("--agent", "claude", "import", "--write");
+    const r = k("--agent", "claude", "import", "--write", "--no-git");
     expect(r).toMatchObject({ status: 0, stdout: `Wrote imported config to ${join(s.kh, "kanon.yaml")}\n` });
     expect(s.readHome("kanon.yaml")).toContain("command: docs-mcp");
     expect(listFiles(s.kh)).toContain("instructions/imported.md");

@@ -31,11 +31,28 @@ describe("kanon.yaml decoding", () => {
   });
 
   it("warns about unknown keys, naming the key path and suggesting the field meant", () => {
-    const d = decode("version: 1\nhoks: []\nmcp:\n  servers:\n    x:\n      comand: y\n");
+    const d = decode("version: 1\nhooks_old: []\nmcp:\n  servers:\n    x:\n      comand: y\n");
     expect(d.errors).toEqual([]);
     expect(d.warnings).toEqual([
-      'kanon.yaml:2:1: unknown key "hoks" is ignored; did you mean "hooks"?',
+      'kanon.yaml:2:1: unknown key "hooks_old" is ignored',
       'kanon.yaml:6:7: unknown key "mcp.servers.x.comand" is ignored; did you mean "command"?',
+    ]);
+  });
+
+  it("a top-level key one edit away from a section is an error: the section would be read as empty", () => {
+    for (const [typo, meant] of [
+      ["hoks", "hooks"],
+      ["Hooks", "hooks"],
+      ["skils", "skills"],
+      ["mpc", "mcp"],
+      ["instruction", "instructions"],
+    ]) {
+      const d = decode(`version: 1\n${typo}: []\n`);
+      expect(d.errors, typo).toEqual([`kanon.yaml:2:1: unknown key "${typo}"; did you mean "${meant}"?`]);
+    }
+    // Two edits away: still a warning (a key of a newer kanon, a note of the user's).
+    expect(decode("version: 1\nhoksx: []\n").warnings).toEqual([
+      'kanon.yaml:2:1: unknown key "hoksx" is ignored; did you mean "hooks"?',
     ]);
   });
 
@@ -159,6 +176,10 @@ describe("JSON Schema", () => {
       "skills",
       "mcp",
       "hooks",
+      "hooks_envelope",
+      "continuity",
+      "stages",
+      "stage_hooks",
       "metadata",
     ]);
     expect(s.additionalProperties).toBe(false);

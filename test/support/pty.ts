@@ -1,10 +1,17 @@
 /**
- * The real `kanon` in a pseudo-terminal (Python's pty module as the provider: no native build), its
- * output read by a headless xterm: tests see the screen a user sees.
+ * `kanon` on a terminal, its output read by a headless xterm: tests see the screen a user sees. Two
+ * ways to run it: the real `dist/kanon.js` in a pseudo-terminal (PtySession; Python's pty module as
+ * the provider: no native build), for what only a terminal of its own shows (echo, line editing, the
+ * built UI chunk), or `main(argv, io)` in the test's process with terminal-like streams
+ * (InProcessTerminal), for `kanon ui`'s screens and keys.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import xterm from "@xterm/headless";
+import { main } from "../../src/cli/main.js";
 import { KANON, ROOT } from "./cli.js";
 
 const HOST = join(ROOT, "test/support/pty-host.py");
@@ -28,46 +35,44 @@ export interface PtyOptions {
   cwd: string;
 }
 
-export class PtySession {
+/** A terminal's screen: what the program wrote, as xterm shows it. */
+abstract class Screen {
   readonly term: xterm.Terminal;
-  readonly exited: Promise<number>;
-  private readonly proc: ChildProcessWithoutNullStreams;
-  private pending = Promise.resolve();
+  abstract readonly exited: Promise<number>;
+  protected pending = Promise.resolve();
   private midFrame = false;
   private tail = "";
 
-  constructor(args: string[], options: PtyOptions) {
-    const cols = options.cols ?? 100;
-    const rows = options.rows ?? 30;
-    this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
-    this.proc = spawn(pythonPath(), [HOST, String(cols), String(rows), process.execPath, KANON, ...args], {
-      cwd: options.cwd,
-      env: options.env,
+  constructor(options: PtyOptions, xtermOptions: { convertEol?: boolean } = {}) {
+    this.term = new xterm.Terminal({
+      cols: options.cols ?? 100,
+      rows: options.rows ?? 30,
+      allowProposedApi: true,
+      ...xtermOptions,
     });
-    this.proc.stdout.on("data", (chunk: Buffer) => {
-      // Ink wraps each frame in a synchronized update (DEC mode 2026): a screen read between its
-      // start and end would see half a frame.
-      // A marker can be split between two reads of the terminal: look at the end of the last one too.
-      const text = this.tail + chunk.toString("latin1");
-      this.tail = text.slice(-SYNC_BEGIN.length);
-      const begin = text.lastIndexOf(SYNC_BEGIN);
-      const end = text.lastIndexOf(SYNC_END);
-      const midFrame = begin > end ? true : end > begin ? false : undefined;
-      // The flag changes only once the terminal has parsed this chunk, so it always describes the
-      // screen a reader sees (a chunk that arrives while a reader waits is not on the screen yet).
-      this.pending = this.pending.then(
-        () =>
-          new Promise<void>((r) =>
-            this.term.write(chunk, () => {
-              if (midFrame !== undefined) this.midFrame = midFrame;
-              r();
-            }),
-          ),
-      );
-    });
-    // Answers to the program's terminal queries go back to it, as a real terminal's would.
-    this.term.onData((data) => this.proc.stdin.write(data));
-    this.exited = new Promise((resolve) => this.proc.on("exit", (code) => resolve(code ?? -1)));
+  }
+
+  /** What the program wrote to its terminal. */
+  protected feed(chunk: Buffer): void {
+    // Ink wraps each frame in a synchronized update (DEC mode 2026): a screen read between its
+    // start and end would see half a frame.
+    // A marker can be split between two reads of the terminal: look at the end of the last one too.
+    const text = this.tail + chunk.toString("latin1");
+    this.tail = text.slice(-SYNC_BEGIN.length);
+    const begin = text.lastIndexOf(SYNC_BEGIN);
+    const end = text.lastIndexOf(SYNC_END);
+    const midFrame = begin > end ? true : end > begin ? false : undefined;
+    // The flag changes only once the terminal has parsed this chunk, so it always describes the
+    // screen a reader sees (a chunk that arrives while a reader waits is not on the screen yet).
+    this.pending = this.pending.then(
+      () =>
+        new Promise<void>((r) =>
+          this.term.write(chunk, () => {
+            if (midFrame !== undefined) this.midFrame = midFrame;
+            r();
+          }),
+        ),
+    );
   }
 
   /** The visible screen, one string per row, trailing spaces trimmed. */
@@ -84,9 +89,7 @@ export class PtySession {
     return this.lines().join("\n");
   }
 
-  send(keys: string): void {
-    this.proc.stdin.write(keys);
-  }
+  abstract send(keys: string): void;
 
   /** Wait until the screen satisfies `test` (a substring or a predicate); fails with the screen. */
   async waitFor(test: string | ((screen: string) => boolean), timeoutMs = 30_000): Promise<string> {
@@ -102,9 +105,122 @@ export class PtySession {
       await new Promise((r) => setTimeout(r, 25));
     }
   }
+}
+
+/** The built `kanon` in a pseudo-terminal of its own. */
+export class PtySession extends Screen {
+  readonly exited: Promise<number>;
+  private readonly proc: ChildProcessWithoutNullStreams;
+
+  constructor(args: string[], options: PtyOptions) {
+    super(options);
+    this.proc = spawn(
+      pythonPath(),
+      [HOST, String(this.term.cols), String(this.term.rows), process.execPath, KANON, ...args],
+      { cwd: options.cwd, env: options.env },
+    );
+    this.proc.stdout.on("data", (chunk: Buffer) => this.feed(chunk));
+    // Answers to the program's terminal queries go back to it, as a real terminal's would.
+    this.term.onData((data) => this.proc.stdin.write(data));
+    this.exited = new Promise((resolve) => this.proc.on("exit", (code) => resolve(code ?? -1)));
+  }
+
+  send(keys: string): void {
+    this.proc.stdin.write(keys);
+  }
 
   kill(): void {
     this.proc.kill("SIGKILL");
+  }
+}
+
+/** Standard output as a terminal of `cols`×`rows` has it; what is written goes to the screen. */
+class TerminalOut extends Writable {
+  readonly isTTY = true;
+  constructor(
+    readonly columns: number,
+    readonly rows: number,
+    private readonly onData: (chunk: Buffer) => void,
+  ) {
+    super({ decodeStrings: true });
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.onData(chunk);
+    done();
+  }
+}
+
+/** Standard input as a terminal has it (raw mode is a flag here: keys come as they are sent). */
+class TerminalIn extends Readable {
+  readonly isTTY = true;
+  isRaw = false;
+  override _read(): void {}
+  setRawMode(mode: boolean): this {
+    this.isRaw = mode;
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+}
+
+/**
+ * Ink's colours: Ink asks chalk, which decides once, from this process's own stdout (no terminal
+ * under vitest: no colour). A session sets chalk's level as a 256-colour terminal (TERM=xterm-256color)
+ * gets it, and puts it back when the session ends.
+ */
+const inkChalk = (): Promise<{ default: { level: number } }> => {
+  const ink = createRequire(import.meta.url).resolve("ink");
+  return import(pathToFileURL(createRequire(ink).resolve("chalk")).href);
+};
+
+/**
+ * `kanon ...args` through `main(argv, io)` in this process, on a terminal: stdout and stderr are one
+ * screen, stdin takes keys. The same UI code as the built binary's (src/cli/ui), without starting a
+ * process, Node and the UI chunk for each session: a `kanon ui` session in a pseudo-terminal cost
+ * ~2 s of CPU here, most of it start-up, against ~0.2 s here. The pseudo-terminal's own work is
+ * mimicked: output's \n moves to the line start (the terminal's onlcr), and keys are not echoed
+ * (Ink's raw mode). `test/smoke/dist.test.ts` runs the built `kanon ui` in a real one.
+ */
+export class InProcessTerminal extends Screen {
+  readonly exited: Promise<number>;
+  private readonly stdin = new TerminalIn();
+
+  constructor(args: string[], options: PtyOptions) {
+    super(options, { convertEol: true });
+    const out = () => new TerminalOut(this.term.cols, this.term.rows, (chunk) => this.feed(chunk));
+    const stdout = out();
+    this.term.onData((data) => this.stdin.push(data));
+    this.exited = (async () => {
+      const chalk = (await inkChalk()).default;
+      const level = chalk.level;
+      chalk.level = 2;
+      try {
+        return await main(args, {
+          stdout,
+          stderr: out(),
+          stdin: this.stdin as unknown as NodeJS.ReadStream,
+          env: options.env,
+          cwd: options.cwd,
+          userHome: options.env.HOME ?? options.cwd,
+        });
+      } finally {
+        chalk.level = level;
+        await this.pending;
+      }
+    })();
+  }
+
+  send(keys: string): void {
+    this.stdin.push(keys);
+  }
+
+  /** A session a failed test left open: ctrl+c quits `kanon ui` from any of its screens. */
+  kill(): void {
+    this.send(KEYS.ctrlC);
   }
 }
 

@@ -24,6 +24,14 @@ const toolBlock = {
   effect: "the tool call is blocked; stderr reaches the model",
 } as const;
 const observe = { can: false } as const;
+/** Measured live for plain stdout and additionalContext (probed at 9,990 and 10,010 characters). */
+const limit = {
+  max: 10_000,
+  unit: "utf16",
+  over: "the text is replaced by a pointer to a saved file with a 2 KB preview",
+} as const;
+/** Each event whose hookSpecificOutput takes additionalContext. */
+const additional = { context: "additionalContext" } as const;
 
 /** Claude's own events; anything else is still passed through (Claude drops unknown entries one by one). */
 const events: Record<string, EventSupport> = {
@@ -32,7 +40,8 @@ const events: Record<string, EventSupport> = {
     matcher: "source",
     values: ["startup", "resume", "clear", "compact", "fork"],
     block: observe,
-    context: { channel: "stdout or additionalContext", limit: null },
+    context: { channel: "stdout or additionalContext", limit },
+    envelope: additional,
     observeOnly: true,
   },
   UserPromptSubmit: {
@@ -43,19 +52,22 @@ const events: Record<string, EventSupport> = {
       how: ["exit2", "json"],
       effect: "the prompt is blocked and erased; stderr reaches the user",
     },
-    context: { channel: "stdout or additionalContext", limit: null },
+    context: { channel: "stdout or additionalContext", limit },
+    envelope: additional,
   },
   PreToolUse: {
     native: "PreToolUse",
     matcher: "tool",
     block: toolBlock,
-    context: { channel: "additionalContext", limit: null },
+    context: { channel: "additionalContext", limit },
+    envelope: additional,
   },
   PostToolUse: {
     native: "PostToolUse",
     matcher: "tool",
     block: { can: true, how: ["exit2", "json"], effect: "stderr reaches the model (the tool already ran)" },
-    context: { channel: "additionalContext", limit: null },
+    context: { channel: "additionalContext", limit },
+    envelope: additional,
   },
   Stop: {
     native: "Stop",
@@ -75,7 +87,10 @@ const events: Record<string, EventSupport> = {
     matcher: "trigger",
     values: ["manual", "auto"],
     block: observe,
+    // Its stdout only shows in /compact's display; SessionStart (source compact) fires first, and its
+    // context lands.
     context: null,
+    envelope: { as: { event: "SessionStart", matcher: "compact" } },
     observeOnly: true,
   },
   SessionEnd: {
@@ -302,5 +317,20 @@ export const claudeManifest: AgentManifest = {
       "exit 0: stdout parsed as JSON (plain stdout is context for SessionStart and UserPromptSubmit); exit 2: block, stderr used; other: non-blocking error",
       "env: CLAUDE_PROJECT_DIR and the parent environment",
     ],
+    envelope: {
+      fields: {
+        session_id: "session_id",
+        cwd: "cwd",
+        transcript_path: "transcript_path",
+        prompt: "prompt",
+        tool_name: "tool_name",
+        tool_input: "tool_input",
+        tool_output: "tool_response",
+        source: "source",
+        trigger: "trigger",
+        reason: "reason",
+      },
+      carry: "runner",
+    },
   },
 };

@@ -8,8 +8,20 @@ const VERIFIED = {
 };
 
 const observe = { can: false } as const;
-/** Codex's default `additionalContextLimit` (a handler may raise it; kanon does not write the field). */
+/**
+ * Codex's default `additionalContextLimit`, in tokens estimated as UTF-8 bytes ÷ 4 (a handler may raise
+ * it; kanon does for a neutral hook whose max_output_chars is larger).
+ */
 export const ADDITIONAL_CONTEXT_LIMIT = 2500;
+/** Measured live: 4,800 CJK characters (14,369 bytes) came through as about 3,590. */
+const limit = {
+  max: ADDITIONAL_CONTEXT_LIMIT,
+  unit: "bytes/4",
+  over: "a warning, the head and the tail with …N tokens truncated… between them, and a pointer to a saved file",
+  raise: "additionalContextLimit",
+} as const;
+/** Each event whose hookSpecificOutput takes additionalContext. */
+const additional = { context: "additionalContext" } as const;
 const block = (effect: string) => ({ can: true, how: ["exit2", "json"], effect }) as const;
 
 /** In the order Codex lists them (hooks.json's serde field order); trust.ts reads them in this order. */
@@ -32,7 +44,8 @@ const events: Record<string, EventSupport> = {
     native: "PreToolUse",
     matcher: "tool",
     block: block("the tool call is blocked; stderr becomes the tool output the model sees"),
-    context: { channel: "additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
+    context: { channel: "additionalContext (developer message)", limit },
+    envelope: additional,
   },
   PermissionRequest: {
     native: "PermissionRequest",
@@ -44,7 +57,8 @@ const events: Record<string, EventSupport> = {
     native: "PostToolUse",
     matcher: "tool",
     block: block("the tool output sent to the model is replaced by stderr"),
-    context: { channel: "additionalContext", limit: ADDITIONAL_CONTEXT_LIMIT },
+    context: { channel: "additionalContext", limit },
+    envelope: additional,
   },
   PreCompact: {
     native: "PreCompact",
@@ -58,7 +72,9 @@ const events: Record<string, EventSupport> = {
     matcher: "trigger",
     values: ["manual", "auto"],
     block: observe,
+    // Its output goes nowhere; SessionStart (source compact) follows it, and its context lands.
     context: null,
+    envelope: { as: { event: "SessionStart", matcher: "compact" } },
     observeOnly: true,
   },
   SessionStart: {
@@ -66,7 +82,8 @@ const events: Record<string, EventSupport> = {
     matcher: "source",
     values: ["startup", "resume", "clear", "compact", "fork"],
     block: observe,
-    context: { channel: "stdout or additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
+    context: { channel: "stdout or additionalContext (developer message)", limit },
+    envelope: additional,
     observeOnly: true,
   },
   SessionEnd: {
@@ -82,7 +99,8 @@ const events: Record<string, EventSupport> = {
     native: "UserPromptSubmit",
     matcher: "none",
     block: block("the turn is blocked before any model request"),
-    context: { channel: "additionalContext (developer message)", limit: ADDITIONAL_CONTEXT_LIMIT },
+    context: { channel: "additionalContext (developer message)", limit },
+    envelope: additional,
   },
   SubagentStart: { native: "SubagentStart", matcher: "agent", block: observe, context: null },
   SubagentStop: {
@@ -253,5 +271,22 @@ export const codexManifest: AgentManifest = {
       "exit 0: stdout parsed as JSON or taken as context; exit 2: block or feedback; other: failed, non-blocking",
       "SessionEnd and Interrupt timeouts are capped at 3 s",
     ],
+    envelope: {
+      fields: {
+        session_id: "session_id",
+        cwd: "cwd",
+        transcript_path: "transcript_path",
+        prompt: "prompt",
+        tool_name: "tool_name",
+        tool_input: "tool_input",
+        tool_output: "tool_response",
+        source: "source",
+        trigger: "trigger",
+        reason: "reason",
+      },
+      // Edits reach hooks as apply_patch (the matchers Edit and Write see it).
+      toolNames: { apply_patch: "Edit" },
+      carry: "runner",
+    },
   },
 };

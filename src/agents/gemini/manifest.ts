@@ -14,6 +14,8 @@ const READ_ONLY = { version: "0.61.0", date: "2026-11-30", how: "bundle and docs
 
 const observe = { can: false } as const;
 const deny = (effect: string) => ({ can: true, how: ["exit2", "json"], effect }) as const;
+/** Each event whose hookSpecificOutput takes additionalContext (20,000 characters arrived intact). */
+const additional = { context: "additionalContext" } as const;
 
 const events: Record<string, EventSupport> = {
   SessionStart: {
@@ -23,6 +25,7 @@ const events: Record<string, EventSupport> = {
     exactValue: true,
     block: observe,
     context: { channel: "hookSpecificOutput.additionalContext (JSON on stdout)", limit: null },
+    envelope: additional,
     observeOnly: true,
   },
   UserPromptSubmit: {
@@ -33,6 +36,7 @@ const events: Record<string, EventSupport> = {
       channel: "hookSpecificOutput.additionalContext (JSON on stdout; plain text is only shown)",
       limit: null,
     },
+    envelope: additional,
   },
   PreToolUse: {
     native: "BeforeTool",
@@ -47,6 +51,7 @@ const events: Record<string, EventSupport> = {
     matcher: "tool",
     block: deny("the tool result the model sees is replaced by the reason"),
     context: { channel: "hookSpecificOutput.additionalContext (JSON on stdout)", limit: null },
+    envelope: additional,
   },
   Stop: {
     native: "AfterAgent",
@@ -208,5 +213,22 @@ export const geminiManifest: AgentManifest = {
       "env: GEMINI_PROJECT_DIR, GEMINI_CWD, GEMINI_SESSION_ID, CLAUDE_PROJECT_DIR and the parent environment",
       "settings strings are expanded ($VAR, ${VAR:-default}) when the file loads: kanon protects every $ of a hook command",
     ],
+    envelope: {
+      fields: {
+        session_id: "session_id",
+        cwd: "cwd",
+        transcript_path: "transcript_path",
+        prompt: "prompt",
+        tool_name: "tool_name",
+        tool_input: "tool_input",
+        tool_output: "tool_response",
+        source: "source",
+        trigger: "trigger",
+        reason: "reason",
+      },
+      // gemini -p puts SessionStart's context before the prompt, and BeforeAgent sees it there.
+      promptPrefix: "^<hook_context>[\\s\\S]*?</hook_context>\\n\\n",
+      carry: "runner",
+    },
   },
 };

@@ -31,6 +31,7 @@ const events: Record<string, EventSupport> = {
     matcher: "none",
     block: block("the prompt is stopped before any model request (kimi -p exits 1)"),
     context: { channel: "stdout or JSON message (a <hook_result> user message)", limit: null },
+    envelope: { context: "stdout" },
   },
   PreToolUse: {
     native: "PreToolUse",
@@ -254,5 +255,21 @@ export const kimiManifest: AgentManifest = {
       "exit 2 blocks PreToolUse, UserPromptSubmit and Stop (stderr is the reason); other exits, crashes and timeouts allow",
       "one invalid [[hooks]] entry makes Kimi drop every hook: kanon writes only event, matcher, command and timeout (1–600 s)",
     ],
+    // No transcript_path; SessionStart and PostCompact output is ignored, so their context is carried.
+    envelope: {
+      fields: {
+        session_id: "session_id",
+        cwd: "cwd",
+        prompt: "prompt",
+        tool_name: "tool_name",
+        tool_input: "tool_input",
+        tool_output: "tool_output",
+        source: "source",
+        trigger: "trigger",
+        reason: "reason",
+      },
+      promptParts: true,
+      carry: "runner",
+    },
   },
 };

@@ -102,6 +102,11 @@ const events: Record<string, EventSupport> = {
 };
 
 for (const support of Object.values(events)) support.verified = OPENCODE_2;
+// A neutral hook's context goes into the system prompt of the session's next requests (OpenCode 1:
+// experimental.chat.system.transform; OpenCode 2: ctx.session.hook("context")). Stop and Interrupt
+// come after the turn: the plugin keeps theirs for the next prompt.
+for (const name of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostCompact"])
+  events[name]!.envelope = { context: "plugin" };
 
 export const opencodeHooks: HookCapabilities = {
   verified: {
@@ -164,6 +169,20 @@ export const opencodeHooks: HookCapabilities = {
     "exit 2 on PreToolUse blocks that tool call with the hook's stderr as the message; every other failure (other exit codes, a timeout, a command that cannot start) is logged to OpenCode's stderr with a [kanon-hooks] prefix and blocks nothing",
     "commands run with /bin/sh -c, or directly with no shell when args is set; timeout is in seconds and kills the hook's process group (SIGTERM, then SIGKILL after 2 s); async: true starts the hook and does not wait for it; Stop hooks are awaited before `opencode run` exits",
     "UserPromptSubmit, PostToolUse, Stop, SessionStart, PostCompact and Interrupt are observe-only on OpenCode",
+    "a native hook's stdout reaches nothing (the plugin does not read it); a neutral hook's context goes into the system prompt of its session's requests: SessionStart's and PostCompact's for the rest of the session, the prompt and tool hooks' for that turn, Stop's and Interrupt's from the next prompt on",
     "hooks inherit OpenCode's environment; OpenCode 2 runs plugins in a shared background service unless started with --standalone, so give commands absolute paths",
   ],
+  envelope: {
+    fields: {
+      session_id: "session_id",
+      cwd: "cwd",
+      prompt: "prompt",
+      tool_name: "tool_name",
+      tool_input: "tool_input",
+      tool_output: "tool_response",
+      source: "source",
+      trigger: "trigger",
+    },
+    carry: "plugin",
+  },
 };

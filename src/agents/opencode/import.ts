@@ -1,9 +1,8 @@
 /** OpenCode's hooks read back from kanon's own kanon-hooks.js (kanon import). */
 import { readdirSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { type ParseError, parse } from "jsonc-parser";
-import { isStringList } from "../../core/import/mcp-entry.js";
-import { isPlainObject } from "../../formats/values.js";
+import { isPlainObject, isStringList } from "../../formats/values.js";
 import type { AgentImport, HookRead, NativeHook } from "../../model/manifest.js";
 import { opencodeHooks } from "./hooks.js";
 import { BEGIN, HEADER } from "./plugin.js";
@@ -68,17 +67,23 @@ function pluginEntry(e: unknown): NativeHook | string {
   return h;
 }
 
-/** Other plugins in the plugins folder: OpenCode runs them, but they are code, not hook data. */
+/**
+ * The user's own plugins: OpenCode loads every `.js` and `.ts` file in `plugin/` and `plugins/` (both
+ * spellings) beside kanon's; they are code, not hook data, so import names them and leaves them.
+ */
 function unreadableHookFiles(hookPath: string): string[] {
-  const dir = dirname(hookPath);
-  try {
-    return readdirSync(dir)
-      .filter((f) => /\.(m?js|ts)$/.test(f) && f !== basename(hookPath))
-      .sort()
-      .map((f) => join(dir, f));
-  } catch {
-    return [];
-  }
+  const config = dirname(dirname(hookPath));
+  return ["plugin", "plugins"].flatMap((folder) => {
+    const dir = join(config, folder);
+    try {
+      return readdirSync(dir)
+        .filter((f) => /\.(m?js|ts)$/.test(f) && join(dir, f) !== hookPath)
+        .sort()
+        .map((f) => join(dir, f));
+    } catch {
+      return [];
+    }
+  });
 }
 
 export const opencodeImport: Pick<AgentImport, "readHooks" | "unreadableHookFiles"> = {

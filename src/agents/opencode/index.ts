@@ -56,6 +56,7 @@ export const opencode: Agent = {
         ...(h.args ? { args: h.args } : {}),
         ...(h.timeout ? { timeout: h.timeout } : {}),
         ...(h.async ? { async: true } : {}),
+        ...(h.neutral ? { neutral: true } : {}),
       })),
     );
     return { content, elided: pluginRuntimeLines(content) };

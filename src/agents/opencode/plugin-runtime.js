@@ -6,6 +6,11 @@
 // Both entry points feed one dispatch function and the HOOKS table. Hook commands are data only;
 // they run as child processes, never as code in OpenCode. Only Node built-ins are imported.
 // Contract (stdin JSON, exit 2, timeouts): see the OpenCode section of kanon's README.
+// kanon:neutral-begin
+// Hooks with the neutral envelope run kanon's hook runner, which answers {"context": ...}: the
+// plugin puts that text into the system prompt of the session's next requests (OpenCode 1:
+// experimental.chat.system.transform; OpenCode 2: ctx.session.hook("context")).
+// kanon:neutral-end
 import { spawn } from "node:child_process";
 
 // kanon:hooks-begin
@@ -78,6 +83,58 @@ function indexHooks(hooks) {
 
 const BY_EVENT = indexHooks(HOOKS);
 const has = (event) => BY_EVENT.has(event);
+// kanon:neutral-begin
+
+// ---- context from neutral hooks ------------------------------------------------------------------
+
+const NEUTRAL = HOOKS.some((hook) => hook.neutral);
+
+/** A session's context: standing (SessionStart, PostCompact), this turn's, and the next prompt's. */
+function contextOf(inst, sessionID) {
+  inst.context ??= new Map();
+  let c = inst.context.get(sessionID);
+  if (c === undefined) {
+    c = { standing: new Map(), turn: [], next: [] };
+    inst.context.set(sessionID, c);
+  }
+  return c;
+}
+
+/**
+ * A neutral hook's reply. SessionStart and PostCompact context stands for the rest of the session
+ * (each hook's latest), like the history that holds it in other agents; the context of the prompt
+ * and tool hooks goes with the requests of this turn; Stop and Interrupt come after the turn, so
+ * theirs waits for the next prompt.
+ */
+function received(inst, hook, event, sessionID, r) {
+  if (r.code !== 0 || typeof sessionID !== "string") return;
+  let context;
+  try {
+    context = JSON.parse(r.stdout).context;
+  } catch {
+    return;
+  }
+  if (typeof context !== "string" || context === "") return;
+  const c = contextOf(inst, sessionID);
+  if (event === "SessionStart" || event === "PostCompact") c.standing.set(hook.name, context);
+  else if (event === "Stop" || event === "Interrupt") c.next.push(context);
+  else c.turn.push(context);
+}
+
+/** A prompt starts a turn: what the last one kept for it becomes this turn's context. */
+function newTurn(inst, sessionID) {
+  if (typeof sessionID !== "string") return;
+  const c = contextOf(inst, sessionID);
+  c.turn = c.next;
+  c.next = [];
+}
+
+/** The text for the system prompt of one request of the session, or "". */
+function contextFor(inst, sessionID) {
+  const c = inst.context?.get(sessionID);
+  return c === undefined ? "" : [...c.standing.values(), ...c.turn].join("\n\n");
+}
+// kanon:neutral-end
 
 function select(event, value) {
   const list = BY_EVENT.get(event);
@@ -255,6 +312,9 @@ async function dispatch(inst, event, value, fields) {
     const waits = [];
     for (const hook of hooks) {
       const run = runHook(inst, hook, stdin);
+      // kanon:neutral-begin
+      if (hook.neutral) run.then((r) => received(inst, hook, event, fields.session_id, r));
+      // kanon:neutral-end
       if (hook.async) {
         run.then((r) => outcome(hook, event, r, false));
         continue;
@@ -388,6 +448,9 @@ const needsPrompt = () => has("UserPromptSubmit") || has("SessionStart") || has(
 async function onPrompt(inst, sessionID, prompt) {
   if (typeof sessionID !== "string" || inst.subagents.has(sessionID)) return;
   inst.running.add(sessionID);
+  // kanon:neutral-begin
+  if (NEUTRAL) newTurn(inst, sessionID);
+  // kanon:neutral-end
   if (has("SessionStart")) startSession(inst, sessionID, "resume");
   await inst.started.get(sessionID);
   if (has("UserPromptSubmit"))
@@ -433,6 +496,15 @@ async function server(input) {
       }
     };
   }
+  // kanon:neutral-begin
+  if (NEUTRAL) {
+    if (hooks["chat.message"] === undefined) hooks["chat.message"] = async (i) => newTurn(inst, i?.sessionID);
+    hooks["experimental.chat.system.transform"] = async (i, o) => {
+      const text = contextFor(inst, i?.sessionID);
+      if (text !== "" && Array.isArray(o?.system)) o.system.push(text);
+    };
+  }
+  // kanon:neutral-end
   if (has("PreToolUse")) {
     hooks["tool.execute.before"] = async (i, o) => {
       const block = await dispatch(
@@ -520,6 +592,24 @@ async function setup(ctx) {
       }),
     );
   }
+  // kanon:neutral-begin
+  if (NEUTRAL && typeof ctx.session?.hook === "function") {
+    if (!needsPrompt())
+      await register("prompt", () =>
+        ctx.session.hook("prompt", (ev) => {
+          if (live()) newTurn(inst, ev?.sessionID);
+        }),
+      );
+    await register("context", () =>
+      ctx.session.hook("context", (ev) => {
+        // Title, compaction and generate requests share the session: only the agent's own get it.
+        if (!live() || (ev?.kind !== undefined && ev.kind !== "primary")) return;
+        const text = contextFor(inst, ev?.sessionID);
+        if (text !== "" && Array.isArray(ev?.system)) ev.system.push({ type: "text", text });
+      }),
+    );
+  }
+  // kanon:neutral-end
   let iterator;
   if (needsBus() && typeof ctx.event?.subscribe === "function") {
     void (async () => {

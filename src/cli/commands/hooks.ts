@@ -4,9 +4,13 @@
  * agent running it.
  */
 
+import { CONTINUITY_BUILTINS } from "../../core/hooks/continuity.js";
+import { BUILTIN_PREFIX } from "../../core/hooks/envelope.js";
 import type { HookDecision } from "../../core/hooks/support.js";
 import { hookEvent } from "../../core/hooks/support.js";
+import type { HookEntry } from "../../model/config.js";
 import { KanonError } from "../../model/types.js";
+import { alignColumns } from "../columns.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { loadValidated } from "../pipeline.js";
 import { jsonText } from "./render.js";
@@ -44,48 +48,85 @@ export async function hooksCommand(
           translations: d.translations,
           notes: d.notes,
           gates: d.gates.map((g) => ({ id: g.id, description: g.description })),
+          envelope: d.envelope,
+          context: d.delivery.context,
+          context_channel: d.delivery.channel,
+          ...(d.delivery.limit ? { context_limit: d.delivery.limit } : {}),
+          block: d.delivery.block,
+          ...(d.hook.builtin !== undefined ? { builtin: d.hook.builtin } : {}),
           ...(d.native ? { native: { event: d.native.event, matcher: d.native.matcherText ?? null } } : {}),
         })),
       }),
     );
-  } else if (hooks.length === 0) {
+  } else if (hooks.length === 0 && !decisions.some((d) => d.hook.builtin !== undefined)) {
     out(io, "No hooks.\n");
   } else {
-    const byHookAndAgent = new Map(decisions.map((d) => [`${d.index}:${d.agent}`, d]));
-    const rows = [["HOOK", "EVENT", ...ids.map((i) => i.toUpperCase())]];
-    hooks.forEach((hook, index) => {
-      const cells = ids.map((id) => {
-        if (hook.enabled === false) return "disabled";
-        const d = byHookAndAgent.get(`${index}:${id}`);
-        if (!d) return "-";
-        return `${LABEL[d.outcome]}${d.gates.length > 0 ? " (gated)" : ""}`;
-      });
-      rows.push([hook.name, hookEvent(hook), ...cells]);
-    });
-    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-    const table = rows.map((r) =>
-      r
-        .map((cell, c) => cell.padEnd(widths[c]!))
-        .join("  ")
-        .trimEnd(),
-    );
-    const details: string[] = [];
-    for (const d of decisions) {
-      const who = `${d.hook.name} → ${d.agent}`;
-      if (d.missing) {
-        details.push(
-          `${who}: left out: ${d.missing.capability} is not supported${d.missing.detail ? ` (${d.missing.detail})` : ""}`,
-        );
-      }
-      for (const t of d.translations) details.push(`${who}: translated: ${t}`);
-      for (const n of d.notes) details.push(`${who}: note: ${n}`);
-      for (const g of d.gates) details.push(`${who}: gated: ${g.description}`);
-    }
-    out(io, `${table.join("\n")}\n${details.length > 0 ? `\n${details.join("\n")}\n` : ""}`);
+    out(io, hooksTable(hooks, decisions, ids));
   }
   if (opts.strict) {
     const off = decisions.filter((d) => d.outcome !== "as-written");
     if (off.length > 0)
       throw new KanonError(`${off.length} hook rendering(s) differ from kanon.yaml as written`);
   }
+}
+
+/**
+ * One row per hook and agent: how it is rendered, its envelope, where its output reaches the model
+ * (`at event`, `next prompt`, `not delivered`) and whether it can block; then one line per detail.
+ * kanon's own hooks (`kanon/carry`) come last.
+ */
+function hooksTable(hooks: readonly HookEntry[], decisions: readonly HookDecision[], ids: string[]): string {
+  const rows = [["HOOK", "EVENT", "AGENT", "RENDERED", "ENVELOPE", "CONTEXT", "BLOCKS"]];
+  const row = (hook: HookEntry, agent: string, d: HookDecision | undefined) =>
+    rows.push([
+      hook.name,
+      hookEvent(hook),
+      agent,
+      d ? `${LABEL[d.outcome]}${d.gates.length > 0 ? " (gated)" : ""}` : "disabled",
+      d?.envelope ?? "-",
+      d ? d.delivery.context : "-",
+      d ? (d.delivery.block ? "yes" : "no") : "-",
+    ]);
+  hooks.forEach((hook, index) => {
+    if (hook.enabled === false) {
+      row(hook, "-", undefined);
+      return;
+    }
+    for (const id of ids) {
+      const d = decisions.find((x) => x.index === index && x.agent === id);
+      if (d) row(hook, id, d);
+    }
+  });
+  for (const d of decisions) if (d.hook.builtin !== undefined) row(d.hook, d.agent, d);
+  const table = alignColumns(rows);
+  const details: string[] = [];
+  for (const d of decisions) {
+    const who = `${d.hook.name} → ${d.agent}`;
+    if (d.missing) {
+      details.push(
+        `${who}: left out: ${d.missing.capability} is not supported${d.missing.detail ? ` (${d.missing.detail})` : ""}`,
+      );
+    }
+    for (const t of d.translations) details.push(`${who}: translated: ${t}`);
+    for (const n of d.notes) details.push(`${who}: note: ${n}`);
+    for (const g of d.gates) details.push(`${who}: gated: ${g.description}`);
+    const quiet = d.hook.builtin !== undefined && CONTINUITY_BUILTINS[d.hook.builtin]?.context === false;
+    if (d.envelope === "neutral" && d.native && d.delivery.context !== "at event" && !quiet)
+      details.push(`${who}: context: ${deliveryNote(d)}`);
+    if (d.hook.builtin !== undefined) details.push(`${who}: kanon's own hook: ${builtinText(d.hook)}`);
+  }
+  return `${table.join("\n")}\n${details.length > 0 ? `\n${details.join("\n")}\n` : ""}`;
+}
+
+function builtinText(hook: HookEntry): string {
+  const name = hook.name.slice(BUILTIN_PREFIX.length);
+  return CONTINUITY_BUILTINS[name]?.does ?? "delivers the context kept for the next prompt";
+}
+
+function deliveryNote(d: HookDecision): string {
+  if (d.delivery.context === "next prompt")
+    return d.hook.async
+      ? `the agent does not wait for an async hook; its context is ${d.delivery.channel}`
+      : `${d.agent} takes no context at ${hookEvent(d.hook)}; it is ${d.delivery.channel}`;
+  return `not delivered: ${d.agent} takes no context at ${hookEvent(d.hook)} and cannot carry it to a later prompt`;
 }

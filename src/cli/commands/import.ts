@@ -2,22 +2,26 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_IDS } from "../../agents/index.js";
+import { secretRefs } from "../../core/secrets.js";
 import { ChangedError } from "../../destination/apply.js";
 import { applyImport } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
+import { addSecrets, secretStorePath } from "../../destination/secrets.js";
 import { compareWithHome } from "../../import/home.js";
+import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { homeChange } from "../../import/plan.js";
 import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
 import { READ_LIMIT, readBounded } from "../../model/bounded-read.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
-import { err, type GlobalFlags, type Io, out, warn } from "../context.js";
-import { type MachineFlags, readMachine } from "../import-machine.js";
-import { pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
+import { err, type GlobalFlags, type Io, isTerminal, out, readLine, warn } from "../context.js";
+import { machineOf, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 
 export interface ImportFlags extends MachineFlags {
   write?: boolean;
+  /** --git: make a new home a git repository without asking; --no-git: do not offer to. */
+  git?: boolean;
   force?: boolean;
   merge?: boolean;
   ui?: boolean;
@@ -31,9 +35,18 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
     return uiCommand(flags, { ...opts, mode: "import" }, io);
   }
   const paths = pathsOf(flags, io);
-  const imported = await readMachine(flags, opts, io);
+  const imported = await readMachine(machineOf(flags, io), opts);
   warn(io, imported.warnings);
   if (opts.merge) return mergeCommand(flags, paths, imported, opts, io);
+  if (foundNothing(imported)) {
+    const scope = scopeOf(flags, io);
+    const where = scope.kind === "project" ? `in ${scope.dir}` : "on this machine";
+    err(
+      io,
+      `Nothing to import: no instructions, skills, MCP servers or hooks of ${readAgents(flags)} were found ${where}${opts.write ? "; nothing was written" : ""}.\n`,
+    );
+    if (opts.write) return;
+  }
 
   const yaml = configYaml(imported.config);
   if (!opts.write) {
@@ -42,11 +55,73 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   }
   if (existsSync(paths.config) && !opts.force)
     throw new KanonError(`${paths.config} already exists; re-run import with --force to replace it`);
+  storeSecrets(io, imported.secrets);
   writeImport(flags, io, [
     textChange(paths.config, yaml),
     ...imported.files.map((f) => homeFile(paths.home, f)),
   ]);
   out(io, `Wrote imported config to ${paths.config}\n`);
+  await offerGit(paths.home, opts.git, io);
+}
+
+/**
+ * A home that is not a git repository yet is offered the set-up `kanon init` does (a .gitignore,
+ * git init, a first commit): asked on a terminal, done with --git, told how otherwise. Not done
+ * unasked: kanon undo takes an import back, but not a repository made for it.
+ */
+async function offerGit(home: string, git: boolean | undefined, io: Io): Promise<void> {
+  if (git === false || existsSync(join(home, ".git"))) return;
+  let yes = git === true;
+  if (git === undefined) {
+    if (!isTerminal(io.stdout) || io.stdin.isTTY !== true) {
+      out(
+        io,
+        `${home} is not a git repository yet: kanon import --write --git makes it one as kanon init does, or run git init there and commit, to keep it for your other machines.\n`,
+      );
+      return;
+    }
+    out(
+      io,
+      `${home} is not a git repository. Make it one, as kanon init does (git init, a first commit)? [Y/n] `,
+    );
+    const answer = (await readLine(io.stdin)).trim().toLowerCase();
+    yes = answer === "" || answer === "y" || answer === "yes";
+    if (!yes) return;
+  }
+  const { setUpGit } = await import("./init.js");
+  out(
+    io,
+    await setUpGit(home, io, {
+      message: "Import this machine's agent settings",
+      done: `Made ${home} a git repository and committed the import (git -C ${home} remote add origin <url> && kanon push keeps it for your other machines).`,
+    }),
+  );
+}
+
+/** The agents import read, for messages: `codex, claude, opencode, gemini and kimi`. */
+function readAgents(flags: GlobalFlags): string {
+  const ids = flags.agent && flags.agent !== "all" ? [flags.agent] : [...AGENT_IDS];
+  return ids.length > 1 ? `${ids.slice(0, -1).join(", ")} or ${ids.at(-1)}` : ids[0]!;
+}
+
+function foundNothing({ config: c, files }: Imported): boolean {
+  return (
+    files.length === 0 &&
+    c.instructions.files.length === 0 &&
+    c.skills.length === 0 &&
+    Object.keys(c.mcp.servers).length === 0 &&
+    c.hooks.length === 0 &&
+    c.agents === undefined
+  );
+}
+
+/**
+ * The secrets the import moved out of kanon.yaml (`--secret-policy store`), into this machine's store
+ * before the home is written: the home's references then always have their values here.
+ */
+function storeSecrets(io: Io, secrets: Readonly<Record<string, string>>): void {
+  const stored = addSecrets(secretStorePath(io.env, io.userHome), secrets);
+  if (stored) out(io, `${stored}\n`);
 }
 
 /** `--merge`: add what the home lacks, report what differs, replace it only with --force. */
@@ -98,6 +173,8 @@ async function mergeCommand(
     out(io, "Nothing to import: the Kanon home already has everything found.\n");
     return;
   }
+  const used = new Set(secretRefs(merged.text));
+  storeSecrets(io, Object.fromEntries(Object.entries(imported.secrets).filter(([n]) => used.has(n))));
   const config = textChange(paths.config, merged.text, original);
   writeImport(flags, io, [
     ...(config.after && !original.equals(config.after) ? [config] : []),

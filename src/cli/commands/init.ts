@@ -1,6 +1,8 @@
 /** `kanon init`: scaffold a new Kanon home (the Go original's starter files, plus comments and a first commit). */
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { stateBase } from "../../destination/state.js";
+import { READ_LIMIT, ReadRefused, readBounded } from "../../model/bounded-read.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
@@ -59,6 +61,8 @@ export async function initCommand(
   if ((await exists(config)) && !opts.force) {
     throw new KanonError(`${config} already exists; pass --force to overwrite`);
   }
+  // --force replaces the starter files; anything else there is kept first, never lost.
+  const saved = opts.force ? await saveReplaced(home, io) : "";
   for (const dir of ["instructions", "skills", "hooks", ".kanon"]) {
     await mkdir(join(home, dir), { recursive: true, mode: 0o755 }).catch((e: unknown) => {
       throw new KanonError(`cannot create ${join(home, dir)}: ${osErrorText(e)}`);
@@ -69,30 +73,85 @@ export async function initCommand(
   if (opts.force || !(await exists(shared))) await writeFile(shared, STARTER_INSTRUCTIONS, { mode: 0o644 });
   const gitignore = join(home, ".gitignore");
   if (opts.force || !(await exists(gitignore))) await writeFile(gitignore, ".kanon/\n", { mode: 0o644 });
-  let note = "";
-  if (opts.git !== false && !(await exists(join(home, ".git")))) {
-    const init = await git(["-C", home, "init", "--quiet"], { io });
-    if (init.failure) throw new KanonError(`git init: ${init.failure}: ${gitReason(init.output)}`);
-    note = await firstCommit(home, io);
+  const note =
+    opts.git !== false
+      ? await setUpGit(home, io, { message: "Start a Kanon home", done: "Committed the starter files." })
+      : "";
+  out(io, `Initialized ${home}\n${saved}${note}${nextSteps(flags, home)}`);
+}
+
+/**
+ * The starter files `init --force` would replace that hold something else (an imported home's
+ * kanon.yaml, your instructions) are copied first into the state directory, outside the home and
+ * never pushed; returns the lines that say where.
+ */
+async function saveReplaced(home: string, io: Io): Promise<string> {
+  const starter: [string, string][] = [
+    ["kanon.yaml", STARTER_CONFIG],
+    [join("instructions", "shared.md"), STARTER_INSTRUCTIONS],
+    [".gitignore", ".kanon/\n"],
+  ];
+  const dir = join(
+    stateBase(io.env, io.userHome),
+    "backups",
+    `${new Date().toISOString().replace(/[:.]/g, "-")}-init`,
+  );
+  let lines = "";
+  for (const [rel, text] of starter) {
+    const path = join(home, rel);
+    let current: Buffer;
+    try {
+      current = readBounded(path, { limit: READ_LIMIT.home }).bytes;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw new KanonError(
+        `cannot save ${path} before replacing it: ${e instanceof ReadRefused ? e.reason : osErrorText(e)}; nothing was replaced`,
+      );
+    }
+    if (current.equals(Buffer.from(text))) continue;
+    const backup = join(dir, rel);
+    try {
+      await mkdir(join(backup, ".."), { recursive: true, mode: 0o700 });
+      await writeFile(backup, current, { mode: 0o600, flag: "wx" });
+    } catch (e) {
+      throw new KanonError(
+        `cannot save ${path} before replacing it: ${osErrorText(e)}; nothing was replaced`,
+      );
+    }
+    lines += `Saved the ${rel} it replaces in ${backup}\n`;
   }
-  out(io, `Initialized ${home}\n${note}${nextSteps(flags, home)}`);
+  return lines;
+}
+
+/**
+ * A home that is not a git repository yet becomes one (the .gitignore for kanon's own folder, git
+ * init, a first commit): what `kanon init` and `kanon import --write` do. Returns what to tell the user.
+ */
+export async function setUpGit(
+  home: string,
+  io: Io,
+  commit: { message: string; done: string },
+): Promise<string> {
+  if (await exists(join(home, ".git"))) return "";
+  const gitignore = join(home, ".gitignore");
+  if (!(await exists(gitignore))) await writeFile(gitignore, ".kanon/\n", { mode: 0o644 });
+  const init = await git(["-C", home, "init", "--quiet"], { io });
+  if (init.failure) throw new KanonError(`git init: ${init.failure}: ${gitReason(init.output)}`);
+  return firstCommit(home, io, commit);
 }
 
 /**
  * Commit the starter files when git knows who you are (user.useConfigOnly: never an identity git
  * guessed from the host name); otherwise say how to set one. Either way the home is ready.
  */
-async function firstCommit(home: string, io: Io): Promise<string> {
+async function firstCommit(home: string, io: Io, c: { message: string; done: string }): Promise<string> {
   const add = await git(["-C", home, "add", "--all"], { io });
   const commit = add.failure
     ? add
-    : await git(
-        ["-C", home, "-c", "user.useConfigOnly=true", "commit", "--quiet", "-m", "Start a Kanon home"],
-        {
-          io,
-        },
-      );
-  if (!commit.failure) return "Committed the starter files.\n";
+    : await git(["-C", home, "-c", "user.useConfigOnly=true", "commit", "--quiet", "-m", c.message], {
+        io,
+      });
+  if (!commit.failure) return `${c.done}\n`;
   const identity = /user\.email|user\.name|identity|who you are/i.test(commit.output);
   return identity
     ? 'Not committed: git has no identity here (git config --global user.name "…" and user.email "…", then commit).\n'

@@ -7,15 +7,16 @@ import { applyChanges, destinationDirs, removeLeftovers } from "../../destinatio
 import { applyPlan } from "../../destination/apply-plan.js";
 import { dryRunFs, realFs } from "../../destination/fs.js";
 import type { Change } from "../../destination/plan.js";
-import { assertWritable, planUndo, runUndo } from "../../destination/state.js";
+import { assertWritable, forcedUndo, planUndo, runUndo, saveBeforeUndo } from "../../destination/state.js";
 import { KanonError, type Scope, type TargetFile } from "../../model/types.js";
-import { type GlobalFlags, type Io, out, outPainted, progressOf, readLine } from "../context.js";
+import { type GlobalFlags, type Io, out, outPainted, progressOf, readLine, warn } from "../context.js";
 import { changeDiff, PLAIN, paintFor, planDiff, planSummary, replacesNote } from "../diff-text.js";
 import { rememberApplied, reviewArrivals } from "../hook-review.js";
-import { loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
+import { isRunnerPath, loadPlan, loadRendered, recordOf, scopeOf } from "../pipeline.js";
+import { trackedSecretWarnings } from "../project-secrets.js";
 
 export async function renderCommand(flags: GlobalFlags, opts: { json?: boolean }, io: Io): Promise<void> {
-  const r = await loadRendered(flags, io);
+  const r = await loadRendered(flags, io, { references: true });
   if (opts.json) {
     out(io, jsonText({ files: r.files.map(fileJson), warnings: r.warnings }));
     return;
@@ -114,6 +115,8 @@ export interface ApplyOptions {
   trustHooks?: boolean;
   /** Set by `kanon update`: the home's HEAD before its pull. */
   pulledFrom?: string | null;
+  /** Set by `kanon update`: what it showed before it pulled, and the user accepted. */
+  accepted?: readonly string[];
 }
 
 /** Applies of at least this many files say so on a terminal while they write. */
@@ -131,6 +134,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
           {
             appliedBefore: p.record.record !== null,
             ...(opts.pulledFrom !== undefined ? { pulledFrom: opts.pulledFrom } : {}),
+            ...(opts.accepted ? { accepted: opts.accepted } : {}),
             ...(opts.trustHooks ? { trustHooks: true } : {}),
             ...(opts.dryRun ? { dryRun: true } : {}),
           },
@@ -147,6 +151,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
       out(io, `Removed ${removed + swept} temporary file(s) left by an interrupted apply.\n`);
     return backups;
   };
+  warn(io, await trackedSecretWarnings(p.scope, changes, p.secrets, io));
   if (changes.length === 0) {
     // The record may still change: entries adopted, or an apply killed before it wrote the record.
     if (!opts.dryRun) {
@@ -200,7 +205,7 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
  */
 export async function undoCommand(
   flags: GlobalFlags,
-  opts: { yes?: boolean; dryRun?: boolean },
+  opts: { yes?: boolean; dryRun?: boolean; force?: boolean },
   io: Io,
 ): Promise<void> {
   const scope = scopeOf(flags, io);
@@ -228,11 +233,14 @@ export async function undoCommand(
     throw new KanonError(
       `cannot undo ${what}: its history names ${JSON.stringify(stray.path)}, where kanon writes nothing; nothing was restored`,
     );
-  if (plan.changed.length > 0) {
+  if (plan.changed.length > 0 && !opts.force) {
+    const them = plan.changed.length > 1 ? "they hold" : "it holds";
     throw new KanonError(
-      `cannot undo ${what}: changed since then: ${plan.changed.join(", ")}; nothing was restored`,
+      `cannot undo ${what}: changed since then: ${plan.changed.join(", ")}; nothing was restored (${them} edits made after it: keep them and stop here, or run kanon undo --force to undo it anyway, saving what is there now first)`,
     );
   }
+  // --force: each file changed since is taken as it is now (saved below before undo replaces it).
+  const undo = opts.force ? forcedUndo(plan, fs) : plan;
   // An import writes the Kanon home, no agent's file: its steps name no agent.
   const listing = plan.steps.map(
     (s) =>
@@ -241,7 +249,7 @@ export async function undoCommand(
   out(io, `Undo ${what}:\n${listing.join("")}`);
   if (opts.dryRun) {
     // Every check undo makes (each backup against its sha256), writing nothing.
-    runUndo(loaded.dir, plan, what, dryRunFs);
+    runUndo(loaded.dir, undo, what, dryRunFs);
     out(io, `Dry run: would undo ${plan.steps.length} file change(s); nothing written.\n`);
     return;
   }
@@ -254,13 +262,17 @@ export async function undoCommand(
     }
   }
   assertWritable(loaded.dir, fs);
-  const removed = runUndo(loaded.dir, plan, what, fs);
+  for (const path of plan.changed) {
+    const saved = saveBeforeUndo(loaded.dir, plan.id, path, fs);
+    if (saved) out(io, `Saved ${path} as it was: backup in ${saved}\n`);
+  }
+  const removed = runUndo(loaded.dir, undo, what, fs);
   if (removed > 0) out(io, `Removed ${removed} temporary file(s) left by an interrupted ${plan.kind}.\n`);
   out(io, `Undid ${plan.steps.length} file change(s).\n`);
 }
 
-/** Whether an agent's apply could have written `path` in this scope. */
+/** Whether an agent's apply could have written `path` in this scope (kanon's hook runner included). */
 function isRecordable(agent: string, path: string, scope: Scope): boolean {
   const m = AGENTS.find((a) => a.manifest.id === agent)?.manifest;
-  return m !== undefined && agentDestinations(m, scope)(path);
+  return m !== undefined && (agentDestinations(m, scope)(path) || isRunnerPath(path, scope));
 }

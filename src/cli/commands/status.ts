@@ -5,6 +5,7 @@ import { agentPath, userPath } from "../../core/homes.js";
 import { nativeHooks } from "../../core/hooks/support.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import type { GatedHook } from "../../model/manifest.js";
+import { UnsettledHomeError } from "../../source/home-state.js";
 import { ConfigMissingError } from "../../source/load.js";
 import { err, type GlobalFlags, type Io, out, warn } from "../context.js";
 import { driftReason } from "../diff-text.js";
@@ -53,14 +54,20 @@ export async function statusCommand(
   const paths = pathsOf(flags, io);
   const git = await homeState(paths.home, io);
   let plan: Awaited<ReturnType<typeof loadPlan>> | null = null;
+  // Why there is no drift to show: no home, or a home git is in the middle of changing.
+  let missing: string | null = null;
+  let unsettled: string | null = null;
   try {
     plan = await loadPlan(flags, io);
   } catch (e) {
-    if (!(e instanceof ConfigMissingError)) throw e;
+    if (e instanceof UnsettledHomeError) unsettled = e.message;
+    else if (e instanceof ConfigMissingError) missing = paths.config;
+    else throw e;
   }
   const changes = plan?.plan.changes ?? [];
   const gated = plan ? await gatedHooks(plan, io) : { hooks: [], warnings: [] };
-  const code = opts.exitCode && changes.length > 0 ? 1 : 0;
+  // --exit-code promises "in sync" only when it could compare.
+  const code = unsettled || (opts.exitCode && (changes.length > 0 || missing)) ? 1 : 0;
   if (opts.json) {
     const source =
       "error" in git
@@ -91,6 +98,12 @@ export async function statusCommand(
     if (git.changes.length === 0) out(io, "Git status: clean\n");
     else out(io, `Uncommitted changes in the home:\n${git.changes.join("\n")}\n`);
   }
+  if (unsettled) err(io, `${unsettled}\n`);
+  if (missing)
+    err(
+      io,
+      `No Kanon home: ${missing} does not exist (kanon init creates one; kanon init <repo> clones yours)\n`,
+    );
   if (!plan) return code;
   if (changes.length === 0) out(io, "No rendered file drift.\n");
   else {

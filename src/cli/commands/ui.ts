@@ -1,8 +1,8 @@
 /** `kanon ui`: checks that run before the terminal UI (and Ink) are loaded. */
 import { selectAgents } from "../../agents/index.js";
+import { checkMachineFlags, type MachineFlags } from "../../import/machine.js";
 import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
-import { checkMachineFlags, type MachineFlags } from "../import-machine.js";
 
 export async function uiCommand(
   flags: GlobalFlags,

@@ -7,10 +7,11 @@ import { Writable } from "node:stream";
 import ansiEscapes from "ansi-escapes";
 import { type Key as InkKey, render, useApp, useInput, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
-import type { GlobalFlags, Io } from "../context.js";
+import type { MachineFlags } from "../../import/machine.js";
+import { type GlobalFlags, type Io, references } from "../context.js";
 import { branchState, git } from "../home-git.js";
-import type { MachineFlags } from "../import-machine.js";
 import { pathsOf } from "../pipeline.js";
+import { secretsToPush } from "../push-guard.js";
 import { type PaneLine, paneLines } from "./diff-pane.js";
 import {
   type Effect,
@@ -142,7 +143,13 @@ export class Session {
     const cached = this.diffs.get(item.path);
     if (cached) return cached;
     const source = this.review?.changes.find((c) => c.path === item.path);
-    const lines = source ? source.parts().flatMap(paneLines) : [];
+    // Values from the secret store show as their references, as in kanon diff.
+    const lines = source
+      ? source
+          .parts()
+          .flatMap(paneLines)
+          .map((l) => ({ ...l, text: references(this.io, l.text) }))
+      : [];
     this.diffs.set(item.path, lines);
     return lines;
   };
@@ -207,6 +214,17 @@ export class Session {
         return;
       case "git": {
         const args = effect.op === "pull" ? ["pull", "--ff-only"] : ["push"];
+        if (effect.op === "push") {
+          // As kanon push: what would leave is scanned first.
+          const findings = await secretsToPush(this.home, this.io).catch(() => []);
+          if (findings.length > 0) {
+            this.dispatch({
+              type: "git-failed",
+              message: `not pushed: a plaintext secret at ${findings.map((f) => f.where).join(", ")}; kanon push names it and the ways forward`,
+            });
+            return;
+          }
+        }
         const r = await git(["-C", this.home, ...args], { io: this.io });
         this.dispatch(
           r.failure === null

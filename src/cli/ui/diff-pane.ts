@@ -4,7 +4,7 @@
  * MAX_LINES; a change too large to diff quickly points to `kanon diff`.
  */
 import { maskSecrets } from "../../core/secrets.js";
-import { splitLines, unifiedHunks } from "../../destination/unified-diff.js";
+import { splitLines, unifiedHunks } from "../unified-diff.js";
 
 /** What the pane compares: the destination's bytes (null: absent) and what would replace them. */
 export interface DiffSource {

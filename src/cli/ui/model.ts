@@ -169,7 +169,16 @@ export function update(state: State, event: Event, ctx: Context): [State, Effect
       return onKey(state, event.key, ctx);
     case "loaded": {
       const items = event.items;
-      const selected = new Set(items.filter(selectable).map((i) => i.path));
+      // A reload keeps the user's choices: a row seen before in the same state keeps its selection;
+      // a new row, or one whose state changed (now needs attention), is selected unless it needs a look.
+      const before = state.mode === event.mode ? new Map(state.items.map((i) => [i.path, i])) : new Map();
+      const choose = (i: Item) => {
+        const old = before.get(i.path);
+        if (old && symbol(old) === symbol(i) && old.attention === i.attention)
+          return state.selected.has(i.path);
+        return before.size === 0 || symbol(i) !== "!";
+      };
+      const selected = new Set(items.filter((i) => selectable(i) && choose(i)).map((i) => i.path));
       const next: State = {
         ...state,
         mode: event.mode,
@@ -365,10 +374,16 @@ function setSelected(state: State, items: readonly Item[], on: boolean): State {
   return { ...state, selected };
 }
 
+/** a: the selected rows the list shows; rows the filter hides are never applied unseen. */
 function apply(state: State): [State, Effect[]] {
-  const paths = selectedItems(state).map((i) => i.path);
-  if (paths.length === 0) return [{ ...state, status: "Nothing selected." }, []];
-  const busy = state.dryRun ? "Checking dry run…" : state.mode === "apply" ? "Applying…" : "Importing…";
+  const shown = new Set(visibleItems(state).map((i) => i.path));
+  const chosen = selectedItems(state);
+  const paths = chosen.filter((i) => shown.has(i.path)).map((i) => i.path);
+  const hidden = chosen.length - paths.length;
+  const note =
+    hidden > 0 ? ` (${hidden} selected change(s) hidden by the filter are left out; esc clears it)` : "";
+  if (paths.length === 0) return [{ ...state, status: `Nothing selected.${note}` }, []];
+  const busy = `${state.dryRun ? "Checking dry run…" : state.mode === "apply" ? "Applying…" : "Importing…"}${note}`;
   return [
     { ...state, phase: "applying", status: busy },
     [{ type: "apply", mode: state.mode, paths, dryRun: state.dryRun }],

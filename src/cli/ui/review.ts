@@ -5,15 +5,17 @@
  */
 import { Writable } from "node:stream";
 import { AGENT_IDS, AGENTS, selectAgents } from "../../agents/index.js";
+import { secretRefs } from "../../core/secrets.js";
 import { ChangedError, destinationDirs, removeLeftovers } from "../../destination/apply.js";
 import { applyImport, applyPlan, selectChanges } from "../../destination/apply-plan.js";
 import type { Change } from "../../destination/plan.js";
+import { addSecrets, secretStorePath } from "../../destination/secrets.js";
+import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { type Basis, homeChange, type ImportUnit, importPlan } from "../../import/plan.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, type LoadedConfig, loadConfig } from "../../source/load.js";
 import type { GlobalFlags, Io } from "../context.js";
-import { type MachineFlags, readMachine } from "../import-machine.js";
-import { loadPlan, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
+import { loadPlan, machineOf, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 import type { DiffSource } from "./diff-pane.js";
 import { type AgentRow, displayPath, type Item, type Mode } from "./model.js";
 
@@ -204,7 +206,7 @@ function unitOf(u: ImportUnit): Unit {
 export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io): Reviewer {
   const plan = async () => {
     const paths = pathsOf(flags, io);
-    const imported = await readMachine(flags, machine, io);
+    const imported = await readMachine(machineOf(flags, io), machine);
     let existing: LoadedConfig | null = null;
     try {
       existing = await loadConfig(paths, AGENT_IDS);
@@ -214,6 +216,7 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
     const p = await importPlan({ home: paths.home, config: paths.config, existing }, imported);
     return {
       p,
+      secrets: imported.secrets,
       changes: p.units.map(unitOf),
       warnings: [...(existing?.warnings ?? []), ...imported.warnings],
     };
@@ -228,7 +231,15 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
       const fresh = await plan();
       const selected = checkReviewed(reviewed, fresh.changes, paths, io.userHome);
       if (dryRun) return { count: selected.length };
-      const changes = fresh.p.writes(selected.map((s) => s.unit)).map(homeChange);
+      const writes = fresh.p.writes(selected.map((s) => s.unit));
+      const changes = writes.map(homeChange);
+      // The secrets the selected servers refer to go into the store first (--secret-policy store).
+      const config = writes.find((w) => w.path === pathsOf(flags, io).config)?.after;
+      const used = new Set(config ? secretRefs(Buffer.from(config).toString("utf8")) : []);
+      const stored = addSecrets(
+        secretStorePath(io.env, io.userHome),
+        Object.fromEntries(Object.entries(fresh.secrets).filter(([n]) => used.has(n))),
+      );
       const scope = scopeOf(flags, io);
       let removed: number;
       try {
@@ -244,9 +255,12 @@ export function importReviewer(flags: GlobalFlags, machine: MachineFlags, io: Io
         );
       }
       const note =
-        removed > 0
-          ? `Removed ${removed} temporary file(s) left by an interrupted import or apply.`
-          : undefined;
+        [
+          removed > 0 ? `Removed ${removed} temporary file(s) left by an interrupted import or apply.` : "",
+          stored ?? "",
+        ]
+          .filter(Boolean)
+          .join(" ") || undefined;
       return { count: selected.length, ...(note ? { note } : {}) };
     },
   };

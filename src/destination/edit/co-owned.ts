@@ -102,7 +102,13 @@ function planRegion(
     const text = unchanged
       ? existing
       : mergeCoOwned(existing, { ...spec, kind: "value" }, { [spec.key]: merged.value }, path);
-    return { text, owned: { handlers: merged.owned }, removed: merged.removed };
+    return {
+      text,
+      owned: { handlers: merged.owned },
+      removed: merged.removed,
+      // A handler of kanon's edited by hand is put back: its bytes are saved first, and undo has them.
+      ...(merged.edited.length > 0 ? { replaces: "edited" as const } : {}),
+    };
   }
   if (spec.kind === "value")
     return { text: mergeCoOwned(existing, spec, managed, path), owned: {}, removed: [] };

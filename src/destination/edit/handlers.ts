@@ -26,6 +26,8 @@ export interface HandlerMerge {
   owned: string[];
   /** Labels of kanon's handlers taken out (`PreToolUse Bash: guard --deny`). */
   removed: string[];
+  /** Labels of kanon's handlers edited by hand since kanon wrote them, put back as rendered. */
+  edited: string[];
 }
 
 /** The handlers of a rendered hook document, in order. */
@@ -98,6 +100,8 @@ export function mergeHandlers(
   }
 
   const removed: string[] = [];
+  const edited: string[] = [];
+  const wantedKeys = new Set(wanted.map((w) => w.key));
   for (const w of wanted) {
     const n = missing.get(w.key) ?? 0;
     if (n === 0) continue;
@@ -107,6 +111,18 @@ export function mergeHandlers(
       const [s] = stale.splice(slot, 1);
       (s!.group.hooks as unknown[])[s!.index] = w.handler;
       continue;
+    }
+    // kanon wrote exactly this handler, and it is gone: one in its place that runs the same thing
+    // (a timeout changed by hand) is kanon's, edited. It is put back as rendered, in place, never
+    // beside it: two copies would run the hook twice.
+    if (previous.has(w.key)) {
+      // (Once put back, it is rendered: no later handler takes the same place.)
+      const hand = handEdited(doc, w, previous, wantedKeys);
+      if (hand) {
+        edited.push(handlerLabel(w.event, hand.group.matcher, (hand.group.hooks as unknown[])[hand.index]));
+        (hand.group.hooks as unknown[])[hand.index] = w.handler;
+        continue;
+      }
     }
     const group: PlainObject = { hooks: [w.handler] };
     if (typeof w.matcher === "string") group.matcher = w.matcher;
@@ -143,7 +159,45 @@ export function mergeHandlers(
       }
     }
   }
-  return { value: doc, owned, removed };
+  return { value: doc, owned, removed, edited };
+}
+
+/** What a handler runs, whatever its timeout or other settings: its type and main fields. */
+function runs(handler: unknown): string | null {
+  if (!isPlainObject(handler)) return null;
+  const f = (k: string) => handler[k] ?? null;
+  return JSON.stringify([
+    f("type") ?? "command",
+    f("command"),
+    f("args"),
+    f("url"),
+    f("server"),
+    f("tool"),
+    f("prompt"),
+  ]);
+}
+
+/**
+ * The user's-looking handler (not kanon's, not rendered) under `w`'s event and matcher that runs
+ * what `w` runs: kanon's handler, edited by hand.
+ */
+function handEdited(
+  doc: PlainObject,
+  w: Wanted,
+  previous: ReadonlySet<string>,
+  wanted: ReadonlySet<string>,
+): { group: PlainObject; index: number } | null {
+  const target = runs(w.handler);
+  for (const group of groupsOf(doc[w.event])) {
+    if (!sameMatcher(group.matcher, w.matcher)) continue;
+    const hooks = group.hooks as unknown[];
+    for (let index = 0; index < hooks.length; index++) {
+      const k = handlerKey(w.event, group.matcher, hooks[index]);
+      if (previous.has(k) || wanted.has(k) || runs(hooks[index]) !== target) continue;
+      return { group, index };
+    }
+  }
+  return null;
 }
 
 const REMOVED = Symbol("removed");

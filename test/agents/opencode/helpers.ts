@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, type MockInstance, vi } from "vitest";
-import { type PluginHook, renderOpenCodePlugin } from "../../../src/agents/opencode/plugin.js";
-import PLUGIN_RUNTIME from "../../../src/agents/opencode/plugin-runtime.js?raw";
+import { type PluginHook, pluginRuntime, renderOpenCodePlugin } from "../../../src/agents/opencode/plugin.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 export const RUNTIME_JS = join(ROOT, "src/agents/opencode/plugin-runtime.js");
@@ -21,10 +20,12 @@ const END = "// kanon:hooks-end\n";
 
 /**
  * A rendered kanon-hooks.js as golden files record it: the header and the data block in full, the
- * runtime around them by its SHA-256 (after checking that it is plugin-runtime.js byte for byte), so a
- * runtime edit changes one line per golden file instead of repeating the runtime in each.
+ * runtime around them by its SHA-256 (after checking that it is plugin-runtime.js byte for byte, its
+ * neutral sections left out when no hook is neutral), so a runtime edit changes one line per golden
+ * file instead of repeating the runtime in each.
  */
 export function pluginGoldenForm(text: string): string {
+  const PLUGIN_RUNTIME = pluginRuntime(text.includes('"neutral":true'));
   const begin = text.indexOf(BEGIN);
   const end = text.indexOf(END) + END.length;
   const runtimeHead = PLUGIN_RUNTIME.slice(0, PLUGIN_RUNTIME.indexOf(BEGIN));

@@ -1,7 +1,7 @@
 /** OpenCode's MCP entries read back through its manifest's field table (readMcpEntry). */
 import { describe, expect, it } from "vitest";
 import { opencodeManifest } from "../../../src/agents/opencode/manifest.js";
-import { readMcpEntry } from "../../../src/core/import/mcp-entry.js";
+import { readMcpEntry } from "../../../src/import/mcp-entry.js";
 
 const read = (name: string, entry: unknown) =>
   readMcpEntry("opencode", opencodeManifest.import!.mcpEntry, name, entry);

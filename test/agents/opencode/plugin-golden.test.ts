@@ -3,14 +3,14 @@
  * table, Node built-ins only, the `export default { id, server, setup }` shape, and hook commands
  * that are JSON data and nothing else, whatever they contain.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { opencodeHooks } from "../../../src/agents/opencode/hooks.js";
-import { type PluginHook, renderOpenCodePlugin } from "../../../src/agents/opencode/plugin.js";
-import PLUGIN_RUNTIME from "../../../src/agents/opencode/plugin-runtime.js?raw";
+import { type PluginHook, pluginRuntime, renderOpenCodePlugin } from "../../../src/agents/opencode/plugin.js";
 import { GOLDEN_DIR, loadPlugin, pluginGoldenForm, removeTempDirs, tempDir, UPDATE } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -112,12 +112,26 @@ describe("renderOpenCodePlugin", () => {
   });
 
   it("is the fixed runtime plus the data table, and nothing else", () => {
-    for (const hooks of [MAINTAINER, HOSTILE, []]) {
+    const neutral = MAINTAINER.map((h, i) => (i === 0 ? { ...h, neutral: true } : h));
+    for (const hooks of [MAINTAINER, HOSTILE, [], neutral]) {
       const text = renderOpenCodePlugin(hooks);
+      const runtime = pluginRuntime(hooks === neutral);
       const withoutData = text.replace(dataBlock(text), "const HOOKS = [];\nconst TOOL_NAMES = {};\n");
-      expect(withoutData.endsWith(PLUGIN_RUNTIME)).toBe(true);
-      expect(withoutData.length - PLUGIN_RUNTIME.length).toBe(withoutData.indexOf("// The runtime of kanon"));
+      expect(withoutData.endsWith(runtime)).toBe(true);
+      expect(withoutData.length - runtime.length).toBe(withoutData.indexOf("// The runtime of kanon"));
     }
+  });
+
+  it("carries the lines for neutral hooks' context only when a hook is neutral", () => {
+    expect(pluginRuntime(false)).not.toContain("kanon:neutral");
+    expect(pluginRuntime(false)).not.toContain("experimental.chat.system.transform");
+    expect(pluginRuntime(true)).not.toContain("kanon:neutral");
+    expect(pluginRuntime(true)).toContain('hooks["experimental.chat.system.transform"]');
+    // Without a neutral hook, the plugin is the runtime as it was before neutral hooks existed (the
+    // golden files name the same hash).
+    expect(createHash("sha256").update(pluginRuntime(false)).digest("hex")).toBe(
+      "e2dceece0fb838c7c283a269c968befc9e4fa7cbcd060f0c97496a753ef63688",
+    );
   });
 
   it("imports Node built-ins only, and uses no Bun API", () => {

@@ -49,6 +49,57 @@ describe("mergeHandlers", () => {
     expect(third.removed).toEqual(["PreToolUse Bash: http https://b.example/h"]);
   });
 
+  it("a handler of kanon's edited by hand is put back in its place, never beside it", () => {
+    const mine = { type: "command", command: "/usr/local/bin/guard", timeout: 10 };
+    const first = mergeHandlers(
+      undefined,
+      { PreToolUse: [{ matcher: "Bash", hooks: [mine] }] },
+      new Set(),
+      "f",
+      "hooks",
+    );
+    // The user changes the timeout in the file, and keeps a hook of their own after it.
+    const edited = { ...mine, timeout: 99 };
+    const theirs = { type: "command", command: "say hi" };
+    const onDisk = {
+      PreToolUse: [
+        { matcher: "Bash", hooks: [edited] },
+        { matcher: "Bash", hooks: [theirs] },
+      ],
+    };
+    const r = mergeHandlers(onDisk, first.value, new Set(first.owned), "f", "hooks");
+    expect(r.value).toEqual({
+      PreToolUse: [
+        { matcher: "Bash", hooks: [mine] },
+        { matcher: "Bash", hooks: [theirs] },
+      ],
+    });
+    expect(r.edited).toEqual(["PreToolUse Bash: /usr/local/bin/guard"]);
+    expect(r.owned).toEqual(first.owned);
+    // Without a record (kanon never wrote it here), an equal-looking handler is the user's: kanon adds its own.
+    const fresh = mergeHandlers(onDisk, first.value, new Set(), "f", "hooks");
+    expect(fresh.edited).toEqual([]);
+    expect(fresh.value.PreToolUse).toHaveLength(3);
+    // Under another matcher, or running something else, it is the user's too.
+    const other = mergeHandlers(
+      { PreToolUse: [{ matcher: "Edit", hooks: [edited] }] },
+      first.value,
+      new Set(first.owned),
+      "f",
+      "hooks",
+    );
+    expect(other.edited).toEqual([]);
+    // planCoOwned marks the file: apply saves the edit before it puts kanon's handler back.
+    const plan = planCoOwned(
+      JSON.stringify({ hooks: onDisk }),
+      { kind: "handlers", format: "json", key: "hooks" },
+      { hooks: first.value },
+      "settings.json",
+      { agent: "claude", merge: { kind: "handlers", format: "json", key: "hooks" }, handlers: first.owned },
+    );
+    expect(plan.replaces).toBe("edited");
+  });
+
   it("appends kanon's handlers after the user's, as groups of their own", () => {
     const current = { PreToolUse: [group("Edit", "mine")] };
     const r = mergeHandlers(
