@@ -4,26 +4,10 @@
  * `serverFor`, so an override is one more way of writing the server an agent gets, never a second one.
  */
 import type { McpOverridable, McpOverride, McpServer } from "../model/config.js";
+import { MCP_FIELDS } from "../model/manifest.js";
 
-/** The fields an override may set or unset, in kanon.yaml's order. */
-export const OVERRIDABLE: readonly McpOverridable[] = [
-  "type",
-  "command",
-  "args",
-  "env",
-  "env_vars",
-  "url",
-  "headers",
-  "env_headers",
-  "bearer_token_env_var",
-  "startup_timeout_sec",
-  "tool_timeout_sec",
-  "enabled_tools",
-  "disabled_tools",
-  "default_approval",
-  "tools",
-  "opencode_enabled",
-];
+/** The fields an override may set or unset, in kanon.yaml's order: every field an agent's entry can carry. */
+export const OVERRIDABLE: readonly McpOverridable[] = MCP_FIELDS;
 
 /** The server as `agent` gets it: its fields, each one the agent's override names replaced or unset. */
 export function serverFor(s: McpServer, agent: string): McpServer {

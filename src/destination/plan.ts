@@ -89,45 +89,143 @@ export interface PlanOptions {
 }
 
 /**
+ * What the steps of planChanges share: the disk, the old record and the new one it builds, and the
+ * changes found so far.
+ */
+interface Planning {
+  fs: DestinationFs;
+  previous: OwnershipRecord;
+  /** The agents this command manages: the record's entries of other agents are left alone. */
+  selected: ReadonlySet<string>;
+  record: OwnershipRecord;
+  changes: Change[];
+  /** Co-owned paths kanon renders. */
+  merged: Set<string>;
+  /** Paths kanon deletes: the directories it created for them may go too. */
+  deleted: string[];
+  /**
+   * The hashes of what kanon writes are for the new record, which only apply reads: they are made
+   * when the record is first read (diff and status never do).
+   */
+  pending: (() => void)[];
+  /** Whether each directory is one, looked at once per plan. */
+  isDir: (dir: string) => boolean | null;
+  /** The layout-preserving editors, once a co-owned file that exists needs them. */
+  coOwned?: CoOwned;
+}
+
+/**
  * Synchronous reads: thousands of small files are read several times faster than with promises. The
  * layout-preserving editors (and their parsers) load only when a co-owned file already exists.
+ * Three passes: the files kanon renders; co-owned files where it renders nothing any more; files it
+ * wrote and no longer renders. Then the directories it created that nothing needs.
  */
 export async function planChanges(files: readonly TargetFile[], options?: PlanOptions): Promise<Plan> {
   const root = options?.root ?? "/";
   const fs = options?.fs ?? realFs;
-  const exists = (p: string) => {
-    try {
-      return fs.stat(p) !== null;
-    } catch {
-      return false;
-    }
-  };
   const previous = options?.record ?? emptyRecord(root);
   const selected = new Set(options?.agents ?? files.map((f) => f.agent));
+  const p: Planning = {
+    fs,
+    previous,
+    selected,
+    record: keptRecord(root, previous, selected),
+    changes: [],
+    merged: new Set(),
+    deleted: [],
+    pending: [],
+    isDir: directoryCache(fs),
+  };
+  await planRendered(p, files);
+  await planLeftEntries(p);
+  planLeftFiles(p);
+
+  const { emptyDirs, kept, warnings } = unneededDirs(
+    previous.dirs,
+    [...p.deleted, ...(options?.interrupted ?? [])],
+    new Set(p.deleted),
+    p.record,
+    fs,
+  );
+  p.record.dirs = [...kept];
+  const { record, pending } = p;
+  return {
+    changes: p.changes,
+    get record() {
+      for (const make of pending.splice(0)) make();
+      return record;
+    },
+    emptyDirs,
+    warnings,
+  };
+}
+
+/** Whether a file of the record is (partly) one of the selected agents'. */
+const mine = (selected: ReadonlySet<string>, owned: OwnedFile) =>
+  fileOwners(owned).some((a) => selected.has(a));
+
+/** The agents outside this command keep their share of a file several agents render. */
+const others = (selected: ReadonlySet<string>, owned: OwnedFile | undefined) =>
+  owned ? fileOwners(owned).filter((a) => !selected.has(a)) : [];
+
+function exists(fs: DestinationFs, path: string): boolean {
+  try {
+    return fs.stat(path) !== null;
+  } catch {
+    return false;
+  }
+}
+
+async function loadCoOwned(p: Planning): Promise<CoOwned> {
+  p.coOwned ??= await import("./edit/index.js");
+  return p.coOwned;
+}
+
+/** The new record starts with what the old one says of the agents this command leaves alone. */
+function keptRecord(root: string, previous: OwnershipRecord, selected: ReadonlySet<string>): OwnershipRecord {
   const record: OwnershipRecord = { ...emptyRecord(root), lastApply: previous.lastApply };
-  const mine = (owned: OwnedFile) => fileOwners(owned).some((a) => selected.has(a));
-  // The agents outside this command keep their share of a file several agents render.
-  const others = (owned: OwnedFile | undefined) =>
-    owned ? fileOwners(owned).filter((a) => !selected.has(a)) : [];
   // for…in, not Object.entries: a record can name hundreds of thousands of files (a large provider),
   // and a pair array for each of them was a third of a diff's time with a 100 MB record.
-  for (const p in previous.files) if (!mine(previous.files[p]!)) record.files[p] = previous.files[p]!;
-  for (const [p, e] of Object.entries(previous.entries)) if (!selected.has(e.agent)) record.entries[p] = e;
+  for (const path in previous.files)
+    if (!mine(selected, previous.files[path]!)) record.files[path] = previous.files[path]!;
+  for (const [path, e] of Object.entries(previous.entries))
+    if (!selected.has(e.agent)) record.entries[path] = e;
+  return record;
+}
 
-  const changes: Change[] = [];
-  let coOwned: CoOwned | undefined;
-  const loadCoOwned = async () => {
-    coOwned ??= await import("./edit/index.js");
-    return coOwned;
-  };
-  const merged = new Set<string>();
-  // Paths kanon deletes: the directories it created for them may go too.
-  const deleted: string[] = [];
-  const isDir = directoryCache(fs);
-  const probe = destinationProbe(fs, isDir);
-  // Agents share a skill's file contents (one buffer, several destinations): each is hashed once.
+/** Each rendered file against its destination: merged into a co-owned file, or compared whole. */
+async function planRendered(p: Planning, files: readonly TargetFile[]): Promise<void> {
+  const probe = destinationProbe(p.fs, p.isDir);
+  const contentHash = hashOnce();
+  for (const file of files) {
+    // The record keys the path kanon renders; a symlink there is read and written at its target.
+    const path = chooseDestination(file, p.fs);
+    const { target, stat } = probe(path);
+    if (file.merge) {
+      p.merged.add(path);
+      if (exists(p.fs, target)) await loadCoOwned(p);
+      const previous = p.previous.entries[path];
+      const change = planMerged(file, path, target, previous, p.coOwned, p.record, p.pending, p.fs);
+      if (change) p.changes.push(change);
+      if (change?.action === "delete") p.deleted.push(path);
+    } else {
+      const owned = p.previous.files[path];
+      const change = planWhole(file, target, stat, owned?.sha256, p.fs);
+      const owners = [file.agent, ...(file.sharedWith ?? []), ...others(p.selected, owned)];
+      const entry = ownedFile(owners, "", octalMode(file.mode));
+      p.record.files[path] = entry;
+      p.pending.push(() => {
+        entry.sha256 = contentHash(file.content);
+      });
+      if (change) p.changes.push(change);
+    }
+  }
+}
+
+/** Agents share a skill's file contents (one buffer, several destinations): each is hashed once. */
+function hashOnce(): (content: Uint8Array) => string {
   const hashes = new WeakMap<Uint8Array, string>();
-  const contentHash = (content: Uint8Array) => {
+  return (content) => {
     let h = hashes.get(content);
     if (h === undefined) {
       h = sha256(content);
@@ -135,35 +233,12 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     }
     return h;
   };
-  // The hashes of what kanon writes are for the new record, which only apply reads: they are made
-  // when the record is first read (diff and status never do).
-  const pending: (() => void)[] = [];
-  for (const file of files) {
-    // The record keys the path kanon renders; a symlink there is read and written at its target.
-    const path = chooseDestination(file, fs);
-    const { target, stat } = probe(path);
-    if (file.merge) {
-      merged.add(path);
-      if (exists(target)) await loadCoOwned();
-      const change = planMerged(file, path, target, previous.entries[path], coOwned, record, pending, fs);
-      if (change) changes.push(change);
-      if (change?.action === "delete") deleted.push(path);
-    } else {
-      const owned = previous.files[path];
-      const change = planWhole(file, target, stat, owned?.sha256, fs);
-      const owners = [file.agent, ...(file.sharedWith ?? []), ...others(owned)];
-      const entry = ownedFile(owners, "", octalMode(file.mode));
-      record.files[path] = entry;
-      pending.push(() => {
-        entry.sha256 = contentHash(file.content);
-      });
-      if (change) changes.push(change);
-    }
-  }
+}
 
-  // Co-owned files where kanon no longer renders anything: its entries there are taken out.
-  for (const [path, owned] of Object.entries(previous.entries)) {
-    if (!selected.has(owned.agent) || merged.has(path) || !exists(path)) continue;
+/** Co-owned files where kanon no longer renders anything: its entries there are taken out. */
+async function planLeftEntries(p: Planning): Promise<void> {
+  for (const [path, owned] of Object.entries(p.previous.entries)) {
+    if (!p.selected.has(owned.agent) || p.merged.has(path) || !exists(p.fs, path)) continue;
     const file: TargetFile = {
       agent: owned.agent,
       path,
@@ -172,34 +247,37 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       merge: owned.merge,
       managed: emptyManaged(owned.merge),
     };
-    const target = symlinkTarget(path, fs);
-    const change = planMerged(file, path, target, owned, await loadCoOwned(), record, pending, fs);
-    if (change) changes.push(change);
-    if (change?.action === "delete") deleted.push(path);
+    const target = symlinkTarget(path, p.fs);
+    const coOwned = await loadCoOwned(p);
+    const change = planMerged(file, path, target, owned, coOwned, p.record, p.pending, p.fs);
+    if (change) p.changes.push(change);
+    if (change?.action === "delete") p.deleted.push(path);
   }
+}
 
-  // Files kanon wrote and no longer renders are deleted.
-  for (const path in previous.files) {
-    const owned = previous.files[path]!;
-    if (!mine(owned) || record.files[path] || merged.has(path)) continue;
+/** Files kanon wrote and no longer renders are deleted. */
+function planLeftFiles(p: Planning): void {
+  for (const path in p.previous.files) {
+    const owned = p.previous.files[path]!;
+    if (!mine(p.selected, owned) || p.record.files[path] || p.merged.has(path)) continue;
     // Still rendered by an agent this command does not manage (`--agent codex` and a shared AGENTS.md).
-    const keep = others(owned);
+    const keep = others(p.selected, owned);
     if (keep.length > 0) {
-      record.files[path] = ownedFile(keep, owned.sha256, owned.mode);
+      p.record.files[path] = ownedFile(keep, owned.sha256, owned.mode);
       continue;
     }
     // Nothing to delete in a folder that is gone (a provider's skills removed by hand).
-    if (isDir(dirname(path)) === false) continue;
+    if (p.isDir(dirname(path)) === false) continue;
     let st: Stats | null;
     try {
-      st = fs.lstat(path);
+      st = p.fs.lstat(path);
     } catch {
       continue; // a parent is a file, or unreadable: nothing kanon can delete there
     }
     if (!st || st.isDirectory()) continue;
-    const before = readDestinationBytes(path, fs);
+    const before = readDestinationBytes(path, p.fs);
     const file: TargetFile = { agent: owned.agent, path, content: new Uint8Array(), mode: st.mode & 0o777 };
-    changes.push({
+    p.changes.push({
       file,
       path,
       action: "delete",
@@ -209,26 +287,8 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
       beforeMode: st.mode & 0o777,
       ...(sha256(before) !== owned.sha256 ? { replaces: "edited" as const } : {}),
     });
-    deleted.push(path);
+    p.deleted.push(path);
   }
-
-  const { emptyDirs, kept, warnings } = unneededDirs(
-    previous.dirs,
-    [...deleted, ...(options?.interrupted ?? [])],
-    new Set(deleted),
-    record,
-    fs,
-  );
-  record.dirs = [...kept];
-  return {
-    changes,
-    get record() {
-      for (const make of pending.splice(0)) make();
-      return record;
-    },
-    emptyDirs,
-    warnings,
-  };
 }
 
 function planWhole(

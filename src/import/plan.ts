@@ -12,7 +12,7 @@ import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import type { KanonConfig } from "../model/config.js";
 import { compareBytes } from "../model/text.js";
 import { normalizeConfig } from "../source/load.js";
-import { compareWithHome, type SkillAgainstHome } from "./home.js";
+import { compareWithHome, type HomeComparison, type SkillAgainstHome } from "./home.js";
 import type { HomeFile, Imported } from "./read.js";
 import { applyEdits, type EntryKind, type MergeEdit, mergeEdits } from "./yaml.js";
 
@@ -56,9 +56,23 @@ export interface HomeState {
 /** kanon.yaml of a home that has none: what the units are added to. */
 const EMPTY_HOME = "version: 1\n";
 
+/** A unit before it is bound to kanon.yaml: its row, its edits of kanon.yaml and its files. */
+interface UnitParts {
+  row: Omit<ImportUnit, "writes" | "basis">;
+  edits: MergeEdit[];
+  files: HomeWrite[];
+}
+
+/** The edits of one entry (an entry's edits all belong to its unit). */
+type EditsOf = (kind: EntryKind, name: string) => MergeEdit[];
+
+/**
+ * The units of an import against the home: what `import --merge --force` would do, cut into units
+ * (instruction files, skills, skill providers, servers, hooks) that can each be chosen alone, in
+ * path order. Entries the home already has make no unit.
+ */
 export async function importPlan(state: HomeState, imported: Imported): Promise<ImportPlan> {
   const existing = state.existing?.config ?? normalizeConfig({});
-  const text = state.existing?.text ?? EMPTY_HOME;
   const compared = await compareWithHome(state.home, existing, imported);
   const { edits } = mergeEdits({
     existing,
@@ -67,124 +81,15 @@ export async function importPlan(state: HomeState, imported: Imported): Promise<
     skills: compared.skills,
     force: true,
   });
-  const configBefore = state.existing ? readBounded(state.config, { limit: READ_LIMIT.home }).bytes : null;
-  const configMode = state.existing ? statSync(state.config).mode & 0o7777 : null;
-  const configWrite = (unitEdits: readonly MergeEdit[]): HomeWrite[] =>
-    unitEdits.length === 0
-      ? []
-      : [
-          {
-            path: state.config,
-            action: configBefore ? "update" : "create",
-            before: configBefore,
-            after: Buffer.from(applyEdits(text, unitEdits), "utf8"),
-            mode: configMode ?? 0o644,
-            beforeMode: configMode,
-          },
-        ];
-  const byEntry = new Map<string, MergeEdit[]>();
-  for (const e of edits) {
-    const key = `${e.kind}\0${e.name}`;
-    byEntry.set(key, [...(byEntry.get(key) ?? []), e]);
-  }
-  const editsOf = (kind: EntryKind, name: string) => byEntry.get(`${kind}\0${name}`) ?? [];
-  const agentOf = (targets: string[] | undefined) => (targets?.length === 1 ? targets[0]! : "all");
-
-  const units: ImportUnit[] = [];
-  const unit = (
-    u: Omit<ImportUnit, "writes" | "basis">,
-    unitEdits: MergeEdit[],
-    files: HomeWrite[],
-  ): void => {
-    if (unitEdits.length === 0 && files.length === 0) return;
-    let cached: HomeWrite[] | undefined;
-    units.push({
-      ...u,
-      writes: () => (cached ??= [...configWrite(unitEdits), ...files]),
-      basis: [
-        configBefore,
-        JSON.stringify(unitEdits.map((e) => [e.change, e.value])),
-        ...files.flatMap((f) => [f.path, f.before, f.after, f.mode]),
-      ],
-    });
-  };
-
-  for (const { entry, file } of compared.instructions) {
-    const targets = typeof entry === "string" ? undefined : entry.targets;
-    unit(
-      {
-        path: join(state.home, file.rel),
-        kind: "instructions",
-        name: file.rel,
-        agent: agentOf(targets),
-        action: "create",
-      },
-      editsOf("instructions", file.rel),
-      fileWrites(state.home, [file]),
-    );
-  }
-  for (const sk of compared.skills) {
-    unit(
-      {
-        path: join(state.home, "skills", sk.name, "SKILL.md"),
-        kind: "skill",
-        name: sk.name,
-        agent: agentOf(sk.targets),
-        action: sk.home === "missing" ? "create" : "update",
-        ...(sk.home === "differs" ? { replaces: `replaces the different files in skills/${sk.name}/` } : {}),
-      },
-      editsOf("skill", sk.name),
-      sk.home === "same" ? [] : skillWrites(state.home, sk),
-    );
-  }
-  for (const e of edits.filter((x) => x.kind === "provider")) {
-    unit(
-      {
-        path: `${state.config}#skills.git.${e.name}`,
-        kind: "provider",
-        name: e.name,
-        agent: agentOf((e.value as string[] | null) ?? undefined),
-        action: "update",
-      },
-      [e],
-      [],
-    );
-  }
-  for (const name of Object.keys(imported.config.mcp.servers)) {
-    const e = editsOf("mcp", name);
-    unit(
-      {
-        path: `${state.config}#mcp.servers.${name}`,
-        kind: "mcp",
-        name,
-        agent: agentOf(imported.config.mcp.servers[name]!.targets),
-        action: e.some((x) => x.replaces) ? "update" : "create",
-        ...(e.some((x) => x.replaces)
-          ? { replaces: `replaces the different mcp server "${name}" in kanon.yaml` }
-          : {}),
-      },
-      e,
-      [],
-    );
-  }
-  for (const h of imported.config.hooks) {
-    const e = editsOf("hook", h.name);
-    unit(
-      {
-        path: `${state.config}#hooks.${h.name}`,
-        kind: "hook",
-        name: h.name,
-        agent: agentOf(h.targets),
-        action: e.some((x) => x.replaces) ? "update" : "create",
-        ...(e.some((x) => x.replaces)
-          ? { replaces: `replaces the different hook "${h.name}" in kanon.yaml` }
-          : {}),
-      },
-      e,
-      [],
-    );
-  }
-  units.sort((a, b) => compareBytes(a.path, b.path));
+  const config = configWriter(state);
+  const editsOf = editsByEntry(edits);
+  const units = [
+    ...fileUnits(state.home, compared, editsOf),
+    ...configUnits(state.config, imported.config, edits, editsOf),
+  ]
+    .filter((parts) => parts.edits.length > 0 || parts.files.length > 0)
+    .map((parts) => importUnit(parts, config))
+    .sort((a, b) => compareBytes(a.path, b.path));
 
   const editsByUnit = new Map(units.map((u) => [u, editsOf(u.kind, u.name)]));
   return {
@@ -196,9 +101,143 @@ export async function importPlan(state: HomeState, imported: Imported): Promise<
         .filter((w) => w.path !== state.config)
         .sort((a, b) => compareBytes(a.path, b.path));
       // In the import's own order (instructions, skills, servers, hooks), not the rows'.
-      return [...configWrite(edits.filter((e) => chosen.has(e))), ...files];
+      return [...config.write(edits.filter((e) => chosen.has(e))), ...files];
     },
   };
+}
+
+/** kanon.yaml as it is now, and its write once some edits are made (no write for none). */
+function configWriter(state: HomeState) {
+  const text = state.existing?.text ?? EMPTY_HOME;
+  const before = state.existing ? readBounded(state.config, { limit: READ_LIMIT.home }).bytes : null;
+  const mode = state.existing ? statSync(state.config).mode & 0o7777 : null;
+  const write = (edits: readonly MergeEdit[]): HomeWrite[] =>
+    edits.length === 0
+      ? []
+      : [
+          {
+            path: state.config,
+            action: before ? "update" : "create",
+            before,
+            after: Buffer.from(applyEdits(text, edits), "utf8"),
+            mode: mode ?? 0o644,
+            beforeMode: mode,
+          },
+        ];
+  return { before, write };
+}
+
+function editsByEntry(edits: readonly MergeEdit[]): EditsOf {
+  const byEntry = new Map<string, MergeEdit[]>();
+  for (const e of edits) {
+    const key = `${e.kind}\0${e.name}`;
+    byEntry.set(key, [...(byEntry.get(key) ?? []), e]);
+  }
+  return (kind, name) => byEntry.get(`${kind}\0${name}`) ?? [];
+}
+
+/** Its one target agent, or "all" (no targets, or several). */
+const agentOf = (targets: string[] | undefined) => (targets?.length === 1 ? targets[0]! : "all");
+
+/**
+ * A unit whose writes are kanon.yaml with its edits alone, then its files (computed when first
+ * asked); its basis holds everything those writes are made from.
+ */
+function importUnit(parts: UnitParts, config: ReturnType<typeof configWriter>): ImportUnit {
+  let cached: HomeWrite[] | undefined;
+  return {
+    ...parts.row,
+    writes: () => (cached ??= [...config.write(parts.edits), ...parts.files]),
+    basis: [
+      config.before,
+      JSON.stringify(parts.edits.map((e) => [e.change, e.value])),
+      ...parts.files.flatMap((f) => [f.path, f.before, f.after, f.mode]),
+    ],
+  };
+}
+
+/** Instruction files and skills: units that write files into the home (and maybe edit kanon.yaml). */
+function fileUnits(home: string, compared: HomeComparison, editsOf: EditsOf): UnitParts[] {
+  const instructions = compared.instructions.map(
+    ({ entry, file }): UnitParts => ({
+      row: {
+        path: join(home, file.rel),
+        kind: "instructions",
+        name: file.rel,
+        agent: agentOf(typeof entry === "string" ? undefined : entry.targets),
+        action: "create",
+      },
+      edits: editsOf("instructions", file.rel),
+      files: fileWrites(home, [file]),
+    }),
+  );
+  const skills = compared.skills.map(
+    (sk): UnitParts => ({
+      row: {
+        path: join(home, "skills", sk.name, "SKILL.md"),
+        kind: "skill",
+        name: sk.name,
+        agent: agentOf(sk.targets),
+        action: sk.home === "missing" ? "create" : "update",
+        ...(sk.home === "differs" ? { replaces: `replaces the different files in skills/${sk.name}/` } : {}),
+      },
+      edits: editsOf("skill", sk.name),
+      files: sk.home === "same" ? [] : skillWrites(home, sk),
+    }),
+  );
+  return [...instructions, ...skills];
+}
+
+/** Skill providers, MCP servers and hooks: units that only edit kanon.yaml. */
+function configUnits(
+  configPath: string,
+  imported: KanonConfig,
+  edits: readonly MergeEdit[],
+  editsOf: EditsOf,
+): UnitParts[] {
+  const providers = edits
+    .filter((x) => x.kind === "provider")
+    .map(
+      (e): UnitParts => ({
+        row: {
+          path: `${configPath}#skills.git.${e.name}`,
+          kind: "provider",
+          name: e.name,
+          agent: agentOf((e.value as string[] | null) ?? undefined),
+          action: "update",
+        },
+        edits: [e],
+        files: [],
+      }),
+    );
+  // A server or hook replaces kanon.yaml's when its edit does (`--force` on a different entry).
+  const entry = (
+    kind: "mcp" | "hook",
+    path: string,
+    name: string,
+    targets: string[] | undefined,
+  ): UnitParts => {
+    const e = editsOf(kind, name);
+    const replaces = e.some((x) => x.replaces);
+    const what = kind === "mcp" ? "mcp server" : "hook";
+    return {
+      row: {
+        path: `${configPath}#${path}`,
+        kind,
+        name,
+        agent: agentOf(targets),
+        action: replaces ? "update" : "create",
+        ...(replaces ? { replaces: `replaces the different ${what} "${name}" in kanon.yaml` } : {}),
+      },
+      edits: e,
+      files: [],
+    };
+  };
+  const servers = Object.entries(imported.mcp.servers).map(([name, s]) =>
+    entry("mcp", `mcp.servers.${name}`, name, s.targets),
+  );
+  const hooks = imported.hooks.map((h) => entry("hook", `hooks.${h.name}`, h.name, h.targets));
+  return [...providers, ...servers, ...hooks];
 }
 
 /** Writes of home files that differ from what the home has (a file already equal is no write). */

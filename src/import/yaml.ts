@@ -20,32 +20,12 @@ import { OVERRIDABLE } from "../core/mcp-overrides.js";
 import { deepEqual } from "../formats/values.js";
 import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { instructionPath } from "../model/config.js";
+import { MCP_FIELDS } from "../model/manifest.js";
 import { KanonError } from "../model/types.js";
 import { providerName } from "../providers/name.js";
 
 const SKILL_FIELDS = ["name", "path", "git", "include", "exclude", "targets", "enabled"] as const;
-const SERVER_FIELDS = [
-  "type",
-  "command",
-  "args",
-  "env",
-  "env_vars",
-  "url",
-  "headers",
-  "env_headers",
-  "bearer_token_env_var",
-  "startup_timeout_sec",
-  "tool_timeout_sec",
-  "enabled_tools",
-  "disabled_tools",
-  "default_approval",
-  "tools",
-  "opencode_enabled",
-  "targets",
-  "enabled",
-  "resolve_env",
-  "overrides",
-] as const;
+const SERVER_FIELDS = [...MCP_FIELDS, "targets", "enabled", "resolve_env", "overrides"] as const;
 /** kanon.yaml's order: the handler fields of every type (command, args, …, url, …) in the vocabulary's. */
 const HOOK_FIELDS = [
   "name",
@@ -217,19 +197,34 @@ export function applyEdits(text: string, edits: readonly MergeEdit[]): string {
 
 /**
  * The edits that bring the imported entries into kanon.yaml, each tagged with its entry, and the
- * entries that differ from kanon.yaml's (replaced only with `force`).
+ * entries that differ from kanon.yaml's (replaced only with `force`), section by section in the
+ * schema's order.
  */
 export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: MergeConflict[] } {
-  const edits: MergeEdit[] = [];
   const conflicts: MergeConflict[] = [];
-  const differs = (kind: EntryKind, name: string, ours: unknown, theirs: unknown) =>
+  const differs: Differs = (kind, name, ours, theirs) =>
     conflicts.push({
       kind,
       name,
       text: `${kind === "mcp" ? "mcp server" : kind} ${JSON.stringify(name)} differs from kanon.yaml${m.force ? "; replaced by the imported one" : "; kept kanon.yaml's (--force replaces it)"}\n  kanon.yaml: ${JSON.stringify(ours)}\n  imported:   ${JSON.stringify(theirs)}`,
     });
+  const edits = [
+    ...agentEdits(m),
+    ...instructionEdits(m),
+    ...skillEdits(m),
+    ...providerEdits(m),
+    ...serverEdits(m, differs),
+    ...hookEdits(m, differs),
+  ];
+  return { edits, conflicts };
+}
 
-  // Agents found on this machine that the home does not render for join its `agents:` list.
+/** Reports an entry that differs from kanon.yaml's. */
+type Differs = (kind: EntryKind, name: string, ours: unknown, theirs: unknown) => void;
+
+/** Agents found on this machine that the home does not render for join its `agents:` list. */
+function agentEdits(m: MergeInput): MergeEdit[] {
+  const edits: MergeEdit[] = [];
   const homeAgents =
     m.existing.agents ?? AGENTS.filter((a) => a.manifest.defaultOn).map((a) => a.manifest.id);
   const newAgents = (m.imported.agents ?? []).filter((a) => !homeAgents.includes(a));
@@ -254,8 +249,12 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
       },
     });
   }
+  return edits;
+}
 
-  // Instruction files.
+/** Instruction files kanon.yaml does not list yet. */
+function instructionEdits(m: MergeInput): MergeEdit[] {
+  const edits: MergeEdit[] = [];
   const paths = new Set(m.existing.instructions.files.map(instructionPath));
   for (const f of m.instructions) {
     if (paths.has(instructionPath(f))) continue;
@@ -271,9 +270,15 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
       },
     });
   }
+  return edits;
+}
 
-  // Skills: new ones are added; the same files for more agents widen the targets (as the Go import
-  // plan does); different files are a conflict (the caller reports it and writes the files on --force).
+/**
+ * Skills: new ones are added; the same files for more agents widen the targets (as the Go import
+ * plan does); different files are a conflict (the caller reports it and writes the files on --force).
+ */
+function skillEdits(m: MergeInput): MergeEdit[] {
+  const edits: MergeEdit[] = [];
   for (const sk of m.skills) {
     const i = m.existing.skills.findIndex((e) => !e.git && e.name === sk.name);
     const ours = i < 0 ? undefined : m.existing.skills[i]!;
@@ -300,9 +305,15 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
       );
     }
   }
+  return edits;
+}
 
-  // Git skill providers: the home's own entries (import only finds those), found for more agents
-  // than they target, widen their targets like a skill with the same files.
+/**
+ * Git skill providers: the home's own entries (import only finds those), found for more agents
+ * than they target, widen their targets like a skill with the same files.
+ */
+function providerEdits(m: MergeInput): MergeEdit[] {
+  const edits: MergeEdit[] = [];
   for (const sk of m.imported.skills) {
     if (!sk.git) continue;
     const same = (e: SkillEntry) =>
@@ -326,8 +337,12 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
         doc.deleteIn(["skills", i, "targets"]),
       );
   }
+  return edits;
+}
 
-  // MCP servers.
+/** MCP servers: new ones are added; a different one is a conflict, replaced with --force. */
+function serverEdits(m: MergeInput, differs: Differs): MergeEdit[] {
+  const edits: MergeEdit[] = [];
   for (const [name, s] of Object.entries(m.imported.mcp.servers)) {
     const plain = plainServer(s);
     const ours = m.existing.mcp.servers[name];
@@ -352,8 +367,12 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
       if (m.force) set(`replaced mcp server ${JSON.stringify(name)}`, true);
     }
   }
+  return edits;
+}
 
-  // Hooks: an equal hook under any name, for at least the same agents, is already there.
+/** Hooks: an equal hook under any name, for at least the same agents, is already there. */
+function hookEdits(m: MergeInput, differs: Differs): MergeEdit[] {
+  const edits: MergeEdit[] = [];
   const bare = (h: HookEntry) => ({ ...plainHook(h), name: undefined, targets: undefined });
   for (const h of m.imported.hooks) {
     if (m.existing.hooks.some((e) => deepEqual(bare(e), bare(h)) && covers(e.targets, h.targets))) continue;
@@ -374,7 +393,7 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
         );
     }
   }
-  return { edits, conflicts };
+  return edits;
 }
 
 /** Skill entry `i`'s targets, as a flow list that keeps the comments of the one it replaces. */

@@ -82,6 +82,12 @@ const server: Record<string, Schema> = {
   opencode_enabled: bool("OpenCode's own enabled flag."),
 };
 
+/**
+ * kanon.yaml's schema, with the agents and hook events of the registry filled in. Long because it is
+ * one declarative table, field for field in kanon.yaml's order: read whole, it shows the file's
+ * shape the way the file itself does; split up, a reader would jump between pieces to see one
+ * entry. Apart from it: the MCP server fields (overrides repeat them) and the continuity sections.
+ */
 export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
   const t = targets(agentIds);
   return {

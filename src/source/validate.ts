@@ -9,6 +9,7 @@ import { continuityDecisions } from "../core/hooks/continuity.js";
 import { BUILTIN_PREFIX, type HookMachine, hookEnvelope } from "../core/hooks/envelope.js";
 import {
   carryHook,
+  type DecideOptions,
   decideHook,
   type HookDecision,
   handlerFieldValue,
@@ -53,11 +54,27 @@ export interface Validation {
 /** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode.ts). */
 export type Locate = (path: readonly (string | number)[]) => string;
 
+/** Where a value is, as a message prefix (`kanon.yaml:LINE:COL: `), or "" without positions. */
+type At = (...path: (string | number)[]) => string;
+
+/** What every step of validateConfig reads: the source, the agents, and how to name a value. */
+interface Check {
+  config: KanonConfig;
+  paths: Paths;
+  agents: readonly Agent[];
+  env: NodeJS.ProcessEnv;
+  at: At;
+  /** Indexes of the targets that name no agent. */
+  badTargets: (targets: string[] | undefined) => number[];
+}
+
 /**
  * With `locate`, each error about a value in kanon.yaml starts with where it is; the pipeline passes
  * marks and resolves them only when there are messages, so that a valid home is never parsed for positions.
  * With `rendered`, hooks are decided only for those agents, and for any agent a hook names in its
  * targets (where a hook it cannot run is an error): the rest would be decided for nothing.
+ * The steps run in the reference's message order: version and agents, instructions, skills, MCP
+ * servers, hooks, continuity, git URLs.
  */
 export async function validateConfig(
   config: KanonConfig,
@@ -69,14 +86,37 @@ export async function validateConfig(
   rendered?: ReadonlySet<string>,
   machine?: HookMachine,
 ): Promise<Validation> {
-  const at = (...path: (string | number)[]) => (locate ? `${locate(path)}: ` : "");
-  const errors: string[] = [];
-  const warnings: string[] = [];
+  const at: At = (...path) => (locate ? `${locate(path)}: ` : "");
   const targetNames = new Set(["all", ...agents.map((a) => a.manifest.id)]);
-  /** Indexes of the targets that name no agent. */
   const badTargets = (targets: string[] | undefined) =>
     (targets ?? []).flatMap((t, i) => (targetNames.has(t) ? [] : [i]));
+  const check: Check = { config, paths, agents, env, at, badTargets };
 
+  const errors = [
+    ...headerErrors(check),
+    ...instructionErrors(check),
+    ...skillErrors(check),
+    ...skillFolderErrors(config, paths),
+  ];
+  const servers = checkServers(check, rendered);
+  errors.push(...servers.errors);
+  const hookCheck = checkHooks(config, agents, targetNames, at);
+  errors.push(...hookCheck.errors);
+  const options = { envelope: config.hooks_envelope, ...(machine ? { machine } : {}) };
+  const hooks = decideHooks(check, scope, hookCheck, options, rendered);
+  errors.push(...hooks.errors, ...continuityErrors(config, at), ...gitUrlEnvErrors(config, env));
+  const warnings = [...hookCheck.warnings];
+  for (const w of unsetEnvWarnings(config, env)) {
+    warnings.push(
+      `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
+    );
+  }
+  return { errors, warnings, decisions: hooks.decisions, mcp: servers.decisions };
+}
+
+/** The file's version, and the agents it lists. */
+function headerErrors({ config, agents, at }: Check): string[] {
+  const errors: string[] = [];
   if (config.version !== 1)
     errors.push(
       `${at("version")}unsupported version ${config.version}${config.version === 0 ? ' (kanon.yaml needs "version: 1")' : ""}`,
@@ -87,7 +127,12 @@ export async function validateConfig(
         `${at("agents", i)}agents lists unsupported agent "${a}" (known agents: ${agents.map((x) => x.manifest.id).join(", ")})`,
       );
   });
+  return errors;
+}
 
+/** Each instruction file: its targets, a path, and a readable file inside the home. */
+function instructionErrors({ config, paths, at, badTargets }: Check): string[] {
+  const errors: string[] = [];
   config.instructions.files.forEach((file, i) => {
     const rel = instructionPath(file);
     const where = at("instructions", "files", i);
@@ -108,113 +153,171 @@ export async function validateConfig(
       errors.push(`${where}instruction "${rel}": ${statError(abs, e)}`);
     }
   });
+  return errors;
+}
 
-  // Skills in config order, git providers and local entries interleaved as in the Go original.
+/** Skills in config order, git providers and local entries interleaved as in the Go original. */
+function skillErrors(check: Check): string[] {
+  const { config, agents, env, at } = check;
   const agentIds = agents.map((a) => a.manifest.id);
   const providerNames = new Set<string>();
+  const errors: string[] = [];
   for (const [i, skill] of config.skills.entries()) {
     if (skill.enabled === false) continue;
-    const where = at("skills", i);
-    if (skill.git) {
-      errors.push(...gitSkillEntryErrors(skill, env, providerNames, agentIds).map((e) => where + e));
-      continue;
-    }
-    const name = (skill.name ?? "").trim();
-    if (!name) {
-      errors.push(`${where}skill name cannot be empty`);
-      continue;
-    }
-    const unsafe = segmentProblem(name);
-    if (unsafe) {
-      // It names the folder the skill is written to: `../../.ssh` would write outside every agent's.
-      errors.push(`${at("skills", i, "name")}skill ${JSON.stringify(name)}: the name ${unsafe}`);
-      continue;
-    }
-    if (skill.include)
-      errors.push(`${at("skills", i, "include")}skill "${name}" cannot use include without git`);
-    if (skill.exclude)
-      errors.push(`${at("skills", i, "exclude")}skill "${name}" cannot use exclude without git`);
-    for (const t of badTargets(skill.targets))
+    if (skill.git)
       errors.push(
-        `${at("skills", i, "targets", t)}skill "${name}" has unsupported target "${skill.targets![t]}"`,
+        ...gitSkillEntryErrors(skill, env, providerNames, agentIds).map((e) => at("skills", i) + e),
       );
-    const dir = skill.path
-      ? resolveHomePath(skill.path, paths.home, paths.userHome)
-      : join(paths.home, "skills", name);
-    const skillMd = join(dir, "SKILL.md");
-    try {
-      statSync(skillMd);
-      const problem = homePathProblem(homeRead(dir, paths.home, true), true);
-      if (problem) errors.push(`${where}skill "${name}": ${dir} ${problem}`);
-    } catch (e) {
-      errors.push(`${where}skill "${name}": ${statError(skillMd, e)}`);
-    }
+    else errors.push(...localSkillErrors(check, skill, i));
   }
+  return errors;
+}
 
-  errors.push(...skillFolderErrors(config, paths));
+/** A skill kept in the home: a safe name, no git-only fields, known targets, a SKILL.md inside the home. */
+function localSkillErrors(
+  { paths, at, badTargets }: Check,
+  skill: KanonConfig["skills"][number],
+  i: number,
+): string[] {
+  const where = at("skills", i);
+  const name = (skill.name ?? "").trim();
+  if (!name) return [`${where}skill name cannot be empty`];
+  const unsafe = segmentProblem(name);
+  // It names the folder the skill is written to: `../../.ssh` would write outside every agent's.
+  if (unsafe) return [`${at("skills", i, "name")}skill ${JSON.stringify(name)}: the name ${unsafe}`];
+  const errors: string[] = [];
+  if (skill.include)
+    errors.push(`${at("skills", i, "include")}skill "${name}" cannot use include without git`);
+  if (skill.exclude)
+    errors.push(`${at("skills", i, "exclude")}skill "${name}" cannot use exclude without git`);
+  for (const t of badTargets(skill.targets))
+    errors.push(
+      `${at("skills", i, "targets", t)}skill "${name}" has unsupported target "${skill.targets![t]}"`,
+    );
+  const dir = skill.path
+    ? resolveHomePath(skill.path, paths.home, paths.userHome)
+    : join(paths.home, "skills", name);
+  const skillMd = join(dir, "SKILL.md");
+  try {
+    statSync(skillMd);
+    const problem = homePathProblem(homeRead(dir, paths.home, true), true);
+    if (problem) errors.push(`${where}skill "${name}": ${dir} ${problem}`);
+  } catch (e) {
+    errors.push(`${where}skill "${name}": ${statError(skillMd, e)}`);
+  }
+  return errors;
+}
 
-  const mcp: McpDecision[] = [];
-  const servers = Object.entries(config.mcp.servers).sort(([a], [b]) => compareBytes(a, b));
+/**
+ * Enabled MCP servers in name order: each server's own errors, then what each agent it targets gets
+ * of it (an error when an explicit target cannot take it).
+ */
+function checkServers(
+  check: Check,
+  rendered: ReadonlySet<string> | undefined,
+): { errors: string[]; decisions: McpDecision[] } {
+  const errors: string[] = [];
+  const decisions: McpDecision[] = [];
+  const servers = Object.entries(check.config.mcp.servers).sort(([a], [b]) => compareBytes(a, b));
   for (const [name, server] of servers) {
     if (server.enabled === false) continue;
-    const where = at("mcp", "servers", name);
-    if (!name.trim()) {
-      errors.push(`${where}mcp server name cannot be empty`);
+    const nameError = serverNameError(check.at, name);
+    if (nameError) {
+      errors.push(nameError);
       continue;
     }
-    const unshowable = nameProblem(name);
-    if (unshowable) {
-      errors.push(`${where}mcp server ${JSON.stringify(name)}: the name ${unshowable}`);
-      continue;
-    }
-    for (const t of badTargets(server.targets))
+    errors.push(
+      ...serverErrors(check, name, server),
+      ...approvalErrors(name, server, check.agents, check.at),
+    );
+    const decided = decideServers(check, name, server, rendered);
+    errors.push(...decided.errors);
+    decisions.push(...decided.decisions);
+  }
+  return { errors, decisions };
+}
+
+/** A server's name must be non-empty and printable: every other message names the server by it. */
+function serverNameError(at: At, name: string): string | undefined {
+  const where = at("mcp", "servers", name);
+  if (!name.trim()) return `${where}mcp server name cannot be empty`;
+  const unshowable = nameProblem(name);
+  if (unshowable) return `${where}mcp server ${JSON.stringify(name)}: the name ${unshowable}`;
+  return undefined;
+}
+
+/** A server's targets, its url or command, and its per-agent overrides. */
+function serverErrors({ agents, at, badTargets }: Check, name: string, server: McpServer): string[] {
+  const errors: string[] = [];
+  for (const t of badTargets(server.targets))
+    errors.push(
+      `${at("mcp", "servers", name, "targets", t)}mcp server "${name}" has unsupported target "${server.targets![t]}"`,
+    );
+  if (!server.url && !server.command)
+    errors.push(`${at("mcp", "servers", name)}mcp server "${name}" requires url or command`);
+  for (const agent of Object.keys(server.overrides ?? {})) {
+    const here = at("mcp", "servers", name, "overrides", agent);
+    if (!agents.some((a) => a.manifest.id === agent))
       errors.push(
-        `${at("mcp", "servers", name, "targets", t)}mcp server "${name}" has unsupported target "${server.targets![t]}"`,
+        `${here}mcp server "${name}" overrides unsupported agent "${agent}" (known agents: ${agents.map((a) => a.manifest.id).join(", ")})`,
       );
-    if (!server.url && !server.command) errors.push(`${where}mcp server "${name}" requires url or command`);
-    for (const agent of Object.keys(server.overrides ?? {})) {
-      const here = at("mcp", "servers", name, "overrides", agent);
-      if (!agents.some((a) => a.manifest.id === agent))
+    else if (!targetsAgent(server.targets, agent))
+      errors.push(`${here}mcp server "${name}" overrides ${agent}, which its targets leave out`);
+    else if (server.url || server.command) {
+      const s = serverFor(server, agent);
+      if (!s.url && !s.command)
         errors.push(
-          `${here}mcp server "${name}" overrides unsupported agent "${agent}" (known agents: ${agents.map((a) => a.manifest.id).join(", ")})`,
+          `${here}mcp server "${name}" requires url or command (its overrides for ${agent} unset both)`,
         );
-      else if (!targetsAgent(server.targets, agent))
-        errors.push(`${here}mcp server "${name}" overrides ${agent}, which its targets leave out`);
-      else if (server.url || server.command) {
-        const s = serverFor(server, agent);
-        if (!s.url && !s.command)
-          errors.push(
-            `${here}mcp server "${name}" requires url or command (its overrides for ${agent} unset both)`,
-          );
-      }
-    }
-    errors.push(...approvalErrors(name, server, agents, at));
-    for (const agent of agents) {
-      const id = agent.manifest.id;
-      if (!targetsAgent(server.targets, id)) continue;
-      const explicit = isExplicit(server.targets, id);
-      if (rendered && !rendered.has(id) && !explicit) continue;
-      // The server as this agent gets it: its overrides for the agent applied.
-      const d = decideServer(agent, name, serverFor(server, id), explicit, env);
-      mcp.push(d);
-      // A field the agent lacks is a warning even for an explicit target (serverWarnings): the server
-      // still does its work. A value it would get as text is an error there, named where it is
-      // written (the agent's override when that sets the field).
-      if (explicit && d.omitted) {
-        const path = d.omitted.paths[0]?.split(".") ?? [];
-        const own = path[0] && server.overrides?.[id] && Object.hasOwn(server.overrides[id], path[0]);
-        errors.push(
-          `${at("mcp", "servers", name, ...(own ? ["overrides", id] : []), ...path)}mcp server "${name}" targets ${id} but ${d.omitted.why}`,
-        );
-      }
     }
   }
+  return errors;
+}
 
+/** What each agent the server targets gets of it, with its overrides for that agent applied. */
+function decideServers(
+  { agents, env, at }: Check,
+  name: string,
+  server: McpServer,
+  rendered: ReadonlySet<string> | undefined,
+): { errors: string[]; decisions: McpDecision[] } {
+  const errors: string[] = [];
+  const decisions: McpDecision[] = [];
+  for (const agent of agents) {
+    const id = agent.manifest.id;
+    if (!targetsAgent(server.targets, id)) continue;
+    const explicit = isExplicit(server.targets, id);
+    if (rendered && !rendered.has(id) && !explicit) continue;
+    const d = decideServer(agent, name, serverFor(server, id), explicit, env);
+    decisions.push(d);
+    // A field the agent lacks is a warning even for an explicit target (serverWarnings): the server
+    // still does its work. A value it would get as text is an error there, named where it is
+    // written (the agent's override when that sets the field).
+    if (explicit && d.omitted) {
+      const path = d.omitted.paths[0]?.split(".") ?? [];
+      const own = path[0] && server.overrides?.[id] && Object.hasOwn(server.overrides[id], path[0]);
+      errors.push(
+        `${at("mcp", "servers", name, ...(own ? ["overrides", id] : []), ...path)}mcp server "${name}" targets ${id} but ${d.omitted.why}`,
+      );
+    }
+  }
+  return { errors, decisions };
+}
+
+/**
+ * Every hook × agent decision, in the order `kanon hooks` lists them: the user's hooks (an error for
+ * an explicit target that cannot run one), kanon's continuity hooks, then the hook that carries kept
+ * context to the next prompt where an agent needs one. Built-in hooks are numbered after the user's.
+ */
+function decideHooks(
+  { config, agents, at }: Check,
+  scope: Scope["kind"],
+  hookCheck: ReturnType<typeof checkHooks>,
+  options: DecideOptions,
+  rendered: ReadonlySet<string> | undefined,
+): { errors: string[]; decisions: HookDecision[] } {
+  const errors: string[] = [];
   const decisions: HookDecision[] = [];
-  const hookCheck = checkHooks(config, agents, targetNames, at);
-  errors.push(...hookCheck.errors);
-  warnings.push(...hookCheck.warnings);
-  const options = { envelope: config.hooks_envelope, ...(machine ? { machine } : {}) };
   config.hooks.forEach((hook, index) => {
     if (hook.enabled === false || hookCheck.invalid.has(index)) return;
     for (const agent of agents) {
@@ -249,15 +352,7 @@ export async function validateConfig(
     const d = decideHook(carry, builtinIndex++, agent.manifest, scope, hookCheck.knownEvents, options);
     if (d) decisions.push(d);
   }
-
-  errors.push(...continuityErrors(config, at));
-  errors.push(...gitUrlEnvErrors(config, env));
-  for (const w of unsetEnvWarnings(config, env)) {
-    warnings.push(
-      `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
-    );
-  }
-  return { errors, warnings, decisions, mcp };
+  return { errors, decisions };
 }
 
 /**
@@ -350,12 +445,7 @@ export function hookWarnings(decisions: readonly HookDecision[], agents: readonl
 }
 
 /** Approval values an agent that reads them would refuse (Codex stops loading config.toml at all). */
-function approvalErrors(
-  name: string,
-  server: McpServer,
-  agents: readonly Agent[],
-  at: (...path: (string | number)[]) => string,
-): string[] {
+function approvalErrors(name: string, server: McpServer, agents: readonly Agent[], at: At): string[] {
   const errors: string[] = [];
   for (const agent of agents) {
     const modes = agent.manifest.mcp.approvalModes;
@@ -385,7 +475,7 @@ function checkHooks(
   config: KanonConfig,
   agents: readonly Agent[],
   targetNames: ReadonlySet<string>,
-  at: (...path: (string | number)[]) => string,
+  at: At,
 ): { errors: string[]; warnings: string[]; invalid: Set<number>; knownEvents: Set<string> } {
   const errors: string[] = [];
   const warnings: string[] = [];

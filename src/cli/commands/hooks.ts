@@ -10,6 +10,7 @@ import type { HookDecision } from "../../core/hooks/support.js";
 import { hookEvent } from "../../core/hooks/support.js";
 import type { HookEntry } from "../../model/config.js";
 import { KanonError } from "../../model/types.js";
+import { alignColumns } from "../columns.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { loadValidated } from "../pipeline.js";
 import { jsonText } from "./render.js";
@@ -97,13 +98,7 @@ function hooksTable(hooks: readonly HookEntry[], decisions: readonly HookDecisio
     }
   });
   for (const d of decisions) if (d.hook.builtin !== undefined) row(d.hook, d.agent, d);
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  const table = rows.map((r) =>
-    r
-      .map((cell, c) => cell.padEnd(widths[c]!))
-      .join("  ")
-      .trimEnd(),
-  );
+  const table = alignColumns(rows);
   const details: string[] = [];
   for (const d of decisions) {
     const who = `${d.hook.name} → ${d.agent}`;

@@ -5,6 +5,7 @@
 
 import type { McpDecision } from "../../core/mcp.js";
 import { KanonError } from "../../model/types.js";
+import { alignColumns } from "../columns.js";
 import { type GlobalFlags, type Io, out, warn } from "../context.js";
 import { loadValidated } from "../pipeline.js";
 import { jsonText } from "./render.js";
@@ -59,13 +60,7 @@ export async function mcpCommand(
         }),
       ]);
     }
-    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-    const table = rows.map((r) =>
-      r
-        .map((cell, c) => cell.padEnd(widths[c]!))
-        .join("  ")
-        .trimEnd(),
-    );
+    const table = alignColumns(rows);
     const details: string[] = [];
     for (const d of decisions) {
       const who = `${d.server} → ${d.agent}`;

@@ -48,18 +48,30 @@ export interface HookGroupsRead {
   sharedWithMcp?: boolean;
 }
 
-/** The Claude-shaped hook document read back (import): each handler is one hook, in file order. */
+/** One document being read: the agent, how its file is read, and the hooks and warnings so far. */
+interface Reading {
+  manifest: AgentManifest;
+  o: HookGroupsRead;
+  out: HookRead;
+  /** The neutral event of each native one. */
+  byNative: Map<string, string>;
+}
+
+/**
+ * The Claude-shaped hook document read back (import): each handler is one hook, in file order.
+ * Whatever cannot be read (a group that is not an object, a handler with a field of the wrong kind)
+ * is left where it is, with a warning, and the rest is read.
+ */
 export function readHookGroups(manifest: AgentManifest, text: string, o: HookGroupsRead): HookRead {
   const agent = manifest.id;
-  const { label, namePrefix } = o;
   const doc: unknown = JSON.parse(text.replace(/^\uFEFF/, "") || "{}");
-  const out: HookRead = { hooks: [], named: namePrefix !== undefined, order: "event", warnings: [] };
+  const out: HookRead = { hooks: [], named: o.namePrefix !== undefined, order: "event", warnings: [] };
   if (!isPlainObject(doc)) throw new Error("top level is not an object");
   if (!o.sharedWithMcp) {
     out.document = doc;
     for (const key of Object.keys(doc)) {
       if (key !== "hooks")
-        out.warnings.push(`skipped unsupported ${agent} ${label} field ${JSON.stringify(key)}`);
+        out.warnings.push(`skipped unsupported ${agent} ${o.label} field ${JSON.stringify(key)}`);
     }
   }
   const events = doc.hooks;
@@ -69,91 +81,104 @@ export function readHookGroups(manifest: AgentManifest, text: string, o: HookGro
     return out;
   }
   const byNative = new Map(Object.entries(manifest.hooks.events).map(([neutral, e]) => [e.native, neutral]));
+  const r: Reading = { manifest, o, out, byNative };
   for (const [event, items] of Object.entries(events)) {
-    const left = (what: string, why: string) =>
-      out.warnings.push(`left ${agent} hook event ${JSON.stringify(event)} ${what}raw because ${why}`);
     if (!Array.isArray(items)) {
-      left("", "it is not a list");
+      left(r, event, "", "it is not a list");
       continue;
     }
-    for (const item of items) {
-      if (!isPlainObject(item)) {
-        left("item ", "it is not an object");
-        continue;
-      }
-      if (!Array.isArray(item.hooks)) {
-        left("item ", "hooks is not a list");
-        continue;
-      }
-      // A group with none of kanon's handlers is the user's: each handler is reported below, once.
-      const ours =
-        namePrefix === undefined ||
-        item.hooks.some(
-          (h) => isPlainObject(h) && typeof h.name === "string" && h.name.startsWith(namePrefix),
-        );
-      for (const key of Object.keys(item)) {
-        if (ours && key !== "hooks" && key !== "matcher")
-          out.warnings.push(
-            `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
-          );
-      }
-      if (item.matcher !== undefined && typeof item.matcher !== "string") {
-        left("item ", "matcher is not a string");
-        continue;
-      }
-      if (ours && item.hooks.length > 1)
-        out.warnings.push(
-          `${agent} hook event ${JSON.stringify(event)} has ${item.hooks.length} handlers in one group; kanon writes each as its own group`,
-        );
-      for (const handler of item.hooks) {
-        if (!isPlainObject(handler)) {
-          left("handler ", "it is not an object");
-          continue;
-        }
-        const type = typeof handler.type === "string" ? handler.type : "command";
-        const others = otherFields(manifest, type);
-        const problem = handlerProblem(handler, others);
-        if (problem) {
-          left("handler ", problem);
-          continue;
-        }
-        if (namePrefix !== undefined) {
-          const name = handler.name;
-          if (typeof name !== "string" || !name.startsWith(namePrefix)) {
-            out.warnings.push(
-              `left ${agent} hook ${JSON.stringify(event)} (${JSON.stringify(handler.command ?? handler.type ?? "")}) in ${o.path} where it is: kanon did not write it (its name does not start with ${JSON.stringify(namePrefix)}) and would add a copy beside it`,
-            );
-            continue;
-          }
-        }
-        const fields: Record<string, unknown> = {};
-        for (const key of Object.keys(handler)) {
-          if (others.has(key)) fields[key] = handler[key];
-          else if (!HANDLER_FIELDS.has(key) && !(namePrefix !== undefined && key === "name"))
-            out.warnings.push(
-              `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
-            );
-        }
-        const h: NativeHook = {
-          name: namePrefix !== undefined ? (handler.name as string).slice(namePrefix.length) : "",
-          neutralEvent: byNative.get(event) ?? event,
-          event,
-          matcher: { kind: "all" },
-          // A handler without a type is a command handler (Claude's and Codex's schemas default it so).
-          type,
-          fields,
-        };
-        if (item.matcher !== undefined && item.matcher !== "") h.matcherText = item.matcher as string;
-        if (handler.command !== undefined) h.command = handler.command as string;
-        if (handler.args !== undefined) h.args = handler.args as string[];
-        if (handler.timeout !== undefined)
-          h.timeout = toSeconds(handler.timeout as number, manifest.hooks.timeouts.unit);
-        if (handler.async !== undefined) h.async = handler.async as boolean;
-        out.hooks.push(h);
-      }
-    }
+    for (const item of items) readGroup(r, event, item);
   }
   return out;
+}
+
+/** A warning about part of an event's hooks that stays in the file as it is. */
+function left(r: Reading, event: string, what: string, why: string): void {
+  r.out.warnings.push(`left ${r.manifest.id} hook event ${JSON.stringify(event)} ${what}raw because ${why}`);
+}
+
+/** One `{ matcher?, hooks: [handler] }` group of an event. */
+function readGroup(r: Reading, event: string, item: unknown): void {
+  const { namePrefix } = r.o;
+  const agent = r.manifest.id;
+  if (!isPlainObject(item)) {
+    left(r, event, "item ", "it is not an object");
+    return;
+  }
+  if (!Array.isArray(item.hooks)) {
+    left(r, event, "item ", "hooks is not a list");
+    return;
+  }
+  // A group with none of kanon's handlers is the user's: each handler is reported below, once.
+  const ours =
+    namePrefix === undefined ||
+    item.hooks.some((h) => isPlainObject(h) && typeof h.name === "string" && h.name.startsWith(namePrefix));
+  for (const key of Object.keys(item)) {
+    if (ours && key !== "hooks" && key !== "matcher")
+      r.out.warnings.push(
+        `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
+      );
+  }
+  if (item.matcher !== undefined && typeof item.matcher !== "string") {
+    left(r, event, "item ", "matcher is not a string");
+    return;
+  }
+  if (ours && item.hooks.length > 1)
+    r.out.warnings.push(
+      `${agent} hook event ${JSON.stringify(event)} has ${item.hooks.length} handlers in one group; kanon writes each as its own group`,
+    );
+  for (const handler of item.hooks) readHandler(r, event, item.matcher, handler);
+}
+
+/** One handler of a group: a hook, unless it cannot be read or (with a name prefix) is the user's. */
+function readHandler(r: Reading, event: string, matcher: string | undefined, handler: unknown): void {
+  const { manifest, o, out } = r;
+  const { namePrefix } = o;
+  const agent = manifest.id;
+  if (!isPlainObject(handler)) {
+    left(r, event, "handler ", "it is not an object");
+    return;
+  }
+  const type = typeof handler.type === "string" ? handler.type : "command";
+  const others = otherFields(manifest, type);
+  const problem = handlerProblem(handler, others);
+  if (problem) {
+    left(r, event, "handler ", problem);
+    return;
+  }
+  if (namePrefix !== undefined) {
+    const name = handler.name;
+    if (typeof name !== "string" || !name.startsWith(namePrefix)) {
+      out.warnings.push(
+        `left ${agent} hook ${JSON.stringify(event)} (${JSON.stringify(handler.command ?? handler.type ?? "")}) in ${o.path} where it is: kanon did not write it (its name does not start with ${JSON.stringify(namePrefix)}) and would add a copy beside it`,
+      );
+      return;
+    }
+  }
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(handler)) {
+    if (others.has(key)) fields[key] = handler[key];
+    else if (!HANDLER_FIELDS.has(key) && !(namePrefix !== undefined && key === "name"))
+      out.warnings.push(
+        `skipped unsupported ${agent} hook ${JSON.stringify(event)} field ${JSON.stringify(key)}`,
+      );
+  }
+  const h: NativeHook = {
+    name: namePrefix !== undefined ? (handler.name as string).slice(namePrefix.length) : "",
+    neutralEvent: r.byNative.get(event) ?? event,
+    event,
+    matcher: { kind: "all" },
+    // A handler without a type is a command handler (Claude's and Codex's schemas default it so).
+    type,
+    fields,
+  };
+  if (matcher !== undefined && matcher !== "") h.matcherText = matcher;
+  if (handler.command !== undefined) h.command = handler.command as string;
+  if (handler.args !== undefined) h.args = handler.args as string[];
+  if (handler.timeout !== undefined)
+    h.timeout = toSeconds(handler.timeout as number, manifest.hooks.timeouts.unit);
+  if (handler.async !== undefined) h.async = handler.async as boolean;
+  out.hooks.push(h);
 }
 
 const HANDLER_FIELDS = new Set(["type", "command", "args", "timeout", "async"]);

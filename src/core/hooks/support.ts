@@ -5,7 +5,7 @@
  */
 
 import type { HookEntry, HookEnvelope, KanonConfig } from "../../model/config.js";
-import type { AgentManifest, Gate, NativeHook } from "../../model/manifest.js";
+import type { AgentManifest, EventSupport, Gate, HandlerSupport, NativeHook } from "../../model/manifest.js";
 import type { Scope } from "../../model/types.js";
 import {
   BUILTIN_PREFIX,
@@ -86,6 +86,12 @@ export function handlerFieldValue(hook: HookEntry, field: string): unknown {
 /** The neutral event names kanon knows: the vocabulary's. Validation adds every manifest's own events. */
 const NEUTRAL_EVENT_NAMES: ReadonlySet<string> = new Set(NEUTRAL_EVENTS.map((e) => e.name));
 
+/** Why a hook is left out for an agent: the capability it lacks, e.g. `event "Notification"`. */
+type Missing = NonNullable<HookDecision["missing"]>;
+
+/** Where a neutral hook is rendered: its own event, or the one its context lands on (envelopeTarget). */
+type Target = ReturnType<typeof envelopeTarget>;
+
 /**
  * Decide one hook for one agent; `null` when the hook does not target the agent at all (or is
  * disabled). `knownEvents` are the events kanon knows anywhere: a pass-through agent gets an event
@@ -102,9 +108,6 @@ export function decideHook(
   if (hook.enabled === false || !targetsAgent(hook.targets, agent.id)) return null;
   const event = hookEvent(hook);
   if (!event) return null;
-  const caps = agent.hooks;
-  const envelope = hookEnvelope(hook, options.envelope);
-  const neutral = envelope === "neutral";
   const d: HookDecision = {
     hook,
     index,
@@ -113,46 +116,68 @@ export function decideHook(
     outcome: "as-written",
     translations: [],
     notes: [],
-    gates: caps.gates.filter((g) => g.scopes.includes(scope)),
-    envelope,
+    gates: agent.hooks.gates.filter((g) => g.scopes.includes(scope)),
+    envelope: hookEnvelope(hook, options.envelope),
     delivery: { context: "not delivered", channel: null, limit: null, block: false },
   };
-  const omit = (capability: string, detail?: string): HookDecision => {
-    d.outcome = "omitted";
-    d.missing = detail ? { capability, detail } : { capability };
-    d.gates = [];
-    d.delivery = { context: "not delivered", channel: null, limit: null, block: false };
-    return d;
-  };
-  const who = `${agent.displayName} ${caps.verified.version}`;
+  const missing = renderHook(hook, event, agent, scope, knownEvents, options.machine, d);
+  if (!missing) return d;
+  d.outcome = "omitted";
+  d.missing = missing.detail
+    ? { capability: missing.capability, detail: missing.detail }
+    : { capability: missing.capability };
+  d.gates = [];
+  d.delivery = { context: "not delivered", channel: null, limit: null, block: false };
+  return d;
+}
 
-  if (!caps.file[scope]) return omit(`hooks in ${scope} scope`);
+/** The agent's name and pinned version, as notes name it. */
+const who = (agent: AgentManifest) => `${agent.displayName} ${agent.hooks.verified.version}`;
+
+/**
+ * The hook as the agent will run it, step by step: event and handler type, then each field, the
+ * runner's command line for a neutral hook, the timeout, the command and the matcher. The first
+ * capability the agent lacks stops it (the hook is left out); on success `d` gets the native hook,
+ * its outcome and where its output goes. Translations and notes collect on `d` as the steps go.
+ */
+function renderHook(
+  hook: HookEntry,
+  event: string,
+  agent: AgentManifest,
+  scope: Scope["kind"],
+  knownEvents: ReadonlySet<string>,
+  machine: HookMachine | undefined,
+  d: HookDecision,
+): Missing | null {
+  const caps = agent.hooks;
+  const neutral = d.envelope === "neutral";
+  if (!caps.file[scope]) return { capability: `hooks in ${scope} scope` };
 
   // Own properties only: an event or type named "toString" must not find Object.prototype.
   const support = Object.hasOwn(caps.events, event) ? caps.events[event] : undefined;
   if (!support) {
-    if (!caps.passThrough || knownEvents.has(event)) return omit(`event ${JSON.stringify(event)}`);
+    if (!caps.passThrough || knownEvents.has(event)) return { capability: `event ${JSON.stringify(event)}` };
     d.notes.push(
-      `kanon does not know event ${JSON.stringify(event)}: it is written as is, and ${who} ignores it unless it is one of its own`,
+      `kanon does not know event ${JSON.stringify(event)}: it is written as is, and ${who(agent)} ignores it unless it is one of its own`,
     );
   }
 
   const type = hook.type || "command";
   const handler = caps.handlers[type];
-  if (!handler) return omit(`type ${JSON.stringify(type)}`);
+  if (!handler) return { capability: `type ${JSON.stringify(type)}` };
   // A built-in hook runs one of the runner's own handlers instead of a command.
   const required = hook.builtin !== undefined ? [] : (neutralHandler(type)?.required ?? []);
   const absent = required.find((f) => handlerFieldValue(hook, f) === undefined);
-  if (absent) return omit(`type ${type} without ${absent}`);
+  if (absent) return { capability: `type ${type} without ${absent}` };
 
   // A neutral hook may be rendered on the event where its context lands (PostCompact → SessionStart).
   const target = neutral && support ? envelopeTarget(agent, event) : undefined;
   const redirect = target?.matcher !== undefined ? target : undefined;
   if (redirect && hook.matcher && parseNeutralMatcher(hook.matcher).kind !== "all")
-    return omit(
-      `matcher ${JSON.stringify(hook.matcher)} on a neutral ${event} hook`,
-      `it is rendered on ${redirect.support.native} (${redirect.matcher}), which does not say the ${support!.matcher}`,
-    );
+    return {
+      capability: `matcher ${JSON.stringify(hook.matcher)} on a neutral ${event} hook`,
+      detail: `it is rendered on ${redirect.support.native} (${redirect.matcher}), which does not say the ${support!.matcher}`,
+    };
   const native: NativeHook = {
     name: hook.name,
     neutralEvent: event,
@@ -161,25 +186,62 @@ export function decideHook(
     type,
     fields: {},
   };
-  // Each handler field is native (under the agent's name for it), translated, dropped, or missing.
+  const fieldProblem = translateFields(hook, event, type, handler, agent, native, d);
+  if (fieldProblem) return fieldProblem;
+  if (native.timeout && support?.maxTimeoutSec && native.timeout > support.maxTimeoutSec) {
+    d.notes.push(`${who(agent)} caps ${event} timeouts at ${support.maxTimeoutSec} s`);
+  }
+  if (neutral) runThroughRunner(hook, event, agent, handler, support, target, machine, native, d);
+  const problem =
+    translateTimeout(hook, agent, native, d) ??
+    protectCommand(agent, native, d) ??
+    (redirect
+      ? translateMatcher(redirect.matcher, redirect.support.native, redirect.support, agent, native, d)
+      : translateMatcher(hook.matcher, event, support, agent, native, d));
+  if (problem) return problem;
+  // The settings loader would expand `$NAME` in a matcher as well (a regex rarely needs it).
+  if (caps.expandsVariables && native.matcherText && /\$[\w{]/.test(native.matcherText))
+    return {
+      capability: `matcher ${JSON.stringify(hook.matcher)}`,
+      detail: `${agent.displayName} would expand its $ when it loads its settings`,
+    };
+
+  d.native = native;
+  d.outcome = !support ? "passed-through" : d.translations.length > 0 ? "translated" : "as-written";
+  d.delivery = neutral
+    ? neutralDelivery(agent, event, { blocking: !!hook.blocking, async: !!hook.async })
+    : nativeDelivery(support, !!hook.async);
+  return null;
+}
+
+/** Each handler field is native (under the agent's name for it), translated, dropped, or missing. */
+function translateFields(
+  hook: HookEntry,
+  event: string,
+  type: string,
+  handler: HandlerSupport,
+  agent: AgentManifest,
+  native: NativeHook,
+  d: HookDecision,
+): Missing | null {
   for (const field of HANDLER_FIELDS) {
     const value = handlerFieldValue(hook, field);
     if (value === undefined) continue;
-    // A neutral hook's command and args go to the runner, whose own command line replaces them below.
-    if (neutral && (field === "command" || field === "args")) continue;
+    // A neutral hook's command and args go to the runner, whose own command line replaces them.
+    if (d.envelope === "neutral" && (field === "command" || field === "args")) continue;
     const fs = handler.fields[field];
     if (!fs || fs.support === "none") {
-      return omit(`field ${JSON.stringify(field)}`, `for type ${JSON.stringify(type)}`);
+      return { capability: `field ${JSON.stringify(field)}`, detail: `for type ${JSON.stringify(type)}` };
     }
     if (fs.support === "dropped") {
       d.translations.push(`${field} dropped: ${fs.why}`);
       continue;
     }
     if (fs.support === "native" && fs.events && !fs.events.includes(event)) {
-      return omit(
-        `field ${JSON.stringify(field)} on ${event}`,
-        `${agent.displayName} honours it only on ${fs.events.join(", ")}, and never runs the hook elsewhere`,
-      );
+      return {
+        capability: `field ${JSON.stringify(field)} on ${event}`,
+        detail: `${agent.displayName} honours it only on ${fs.events.join(", ")}, and never runs the hook elsewhere`,
+      };
     }
     if (fs.support === "native") {
       if (COMMAND_FIELDS.includes(field)) (native as unknown as Record<string, unknown>)[field] = value;
@@ -192,71 +254,82 @@ export function decideHook(
         d.translations.push("args → one POSIX-quoted command line");
         break;
       default:
-        return omit(`field ${JSON.stringify(field)}`);
+        return { capability: `field ${JSON.stringify(field)}` };
     }
   }
-  if (native.timeout && support?.maxTimeoutSec && native.timeout > support.maxTimeoutSec) {
-    d.notes.push(`${who} caps ${event} timeouts at ${support.maxTimeoutSec} s`);
-  }
-  if (neutral) {
-    const runs = runnerCommand(hook, event, agent, redirect?.support ?? support, options.machine);
-    if (handler.fields.args?.support === "native") {
-      native.command = runs[0]!;
-      native.args = runs.slice(1);
-    } else native.command = commandLine(runs);
-    native.neutral = true;
-    if (redirect)
-      d.translations.push(
-        `rendered on ${redirect.support.native} with the matcher ${JSON.stringify(redirect.matcher)}, which ${agent.displayName} fires right after compaction and whose context reaches the model`,
-      );
-    const limit = (redirect?.support ?? support)?.context?.limit;
-    const max = hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS;
-    // Every code point is at most 4 bytes, so max tokens of bytes ÷ 4 holds max characters.
-    if (limit?.raise && limit.unit === "bytes/4" && max > limit.max && target?.support.envelope?.context)
-      native.fields[limit.raise] = max;
-  }
-  if (native.timeout !== undefined && !caps.passThrough) {
-    const t = caps.timeouts;
-    const min = t.minSec ?? 0;
-    const max = t.maxSec ?? Number.POSITIVE_INFINITY;
-    if (native.timeout < min || native.timeout > max)
-      return omit(`timeout ${native.timeout} s`, `${agent.displayName} takes ${min}–${max} s`);
-    // kanon.yaml says seconds; write the agent's unit.
-    if (t.unit === "ms") {
-      native.timeout *= 1000;
-      d.translations.push(`timeout ${hook.timeout} s → ${native.timeout} ms`);
-    }
-  }
-  if (caps.expandsVariables && native.command !== undefined) {
-    const protectedCommand = protectFromExpansion(native.command);
-    if ("problem" in protectedCommand)
-      return omit(
-        "command",
-        `${agent.displayName} expands $VAR in its settings before the shell runs the hook, and ${protectedCommand.problem}`,
-      );
-    if (protectedCommand.command !== native.command) {
-      native.command = protectedCommand.command;
-      d.translations.push("$ in the command protected from the settings loader's $VAR expansion");
-    }
-  }
+  return null;
+}
 
-  const problem = redirect
-    ? translateMatcher(redirect.matcher, redirect.support.native, redirect.support, agent, native, d)
-    : translateMatcher(hook.matcher, event, support, agent, native, d);
-  if (problem) return omit(problem.capability, problem.detail);
-  // The settings loader would expand `$NAME` in a matcher as well (a regex rarely needs it).
-  if (caps.expandsVariables && native.matcherText && /\$[\w{]/.test(native.matcherText))
-    return omit(
-      `matcher ${JSON.stringify(hook.matcher)}`,
-      `${agent.displayName} would expand its $ when it loads its settings`,
+/**
+ * A neutral hook runs kanon's runner, which runs the hook's command: the runner's command line
+ * replaces the command, and the agent's context limit is raised to the hook's bound where it can be.
+ */
+function runThroughRunner(
+  hook: HookEntry,
+  event: string,
+  agent: AgentManifest,
+  handler: HandlerSupport,
+  support: EventSupport | undefined,
+  target: Target,
+  machine: HookMachine | undefined,
+  native: NativeHook,
+  d: HookDecision,
+): void {
+  const redirect = target?.matcher !== undefined ? target : undefined;
+  const runs = runnerCommand(hook, event, agent, redirect?.support ?? support, machine);
+  if (handler.fields.args?.support === "native") {
+    native.command = runs[0]!;
+    native.args = runs.slice(1);
+  } else native.command = commandLine(runs);
+  native.neutral = true;
+  if (redirect)
+    d.translations.push(
+      `rendered on ${redirect.support.native} with the matcher ${JSON.stringify(redirect.matcher)}, which ${agent.displayName} fires right after compaction and whose context reaches the model`,
     );
+  const limit = (redirect?.support ?? support)?.context?.limit;
+  const max = hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS;
+  // Every code point is at most 4 bytes, so max tokens of bytes ÷ 4 holds max characters.
+  if (limit?.raise && limit.unit === "bytes/4" && max > limit.max && target?.support.envelope?.context)
+    native.fields[limit.raise] = max;
+}
 
-  d.native = native;
-  d.outcome = !support ? "passed-through" : d.translations.length > 0 ? "translated" : "as-written";
-  d.delivery = neutral
-    ? neutralDelivery(agent, event, { blocking: !!hook.blocking, async: !!hook.async })
-    : nativeDelivery(support, !!hook.async);
-  return d;
+/** The timeout within the agent's range, in its unit (kanon.yaml says seconds). */
+function translateTimeout(
+  hook: HookEntry,
+  agent: AgentManifest,
+  native: NativeHook,
+  d: HookDecision,
+): Missing | null {
+  if (native.timeout === undefined || agent.hooks.passThrough) return null;
+  const t = agent.hooks.timeouts;
+  const min = t.minSec ?? 0;
+  const max = t.maxSec ?? Number.POSITIVE_INFINITY;
+  if (native.timeout < min || native.timeout > max)
+    return {
+      capability: `timeout ${native.timeout} s`,
+      detail: `${agent.displayName} takes ${min}–${max} s`,
+    };
+  if (t.unit === "ms") {
+    native.timeout *= 1000;
+    d.translations.push(`timeout ${hook.timeout} s → ${native.timeout} ms`);
+  }
+  return null;
+}
+
+/** An agent that expands `$VAR` in its settings would change the command before the shell sees it. */
+function protectCommand(agent: AgentManifest, native: NativeHook, d: HookDecision): Missing | null {
+  if (!agent.hooks.expandsVariables || native.command === undefined) return null;
+  const protectedCommand = protectFromExpansion(native.command);
+  if ("problem" in protectedCommand)
+    return {
+      capability: "command",
+      detail: `${agent.displayName} expands $VAR in its settings before the shell runs the hook, and ${protectedCommand.problem}`,
+    };
+  if (protectedCommand.command !== native.command) {
+    native.command = protectedCommand.command;
+    d.translations.push("$ in the command protected from the settings loader's $VAR expansion");
+  }
+  return null;
 }
 
 /**
@@ -292,11 +365,11 @@ const COMMAND_FIELDS: readonly string[] = ["command", "args", "timeout", "async"
 function translateMatcher(
   text: string | undefined,
   event: string,
-  support: AgentManifest["hooks"]["events"][string] | undefined,
+  support: EventSupport | undefined,
   agent: AgentManifest,
   native: NativeHook,
   d: HookDecision,
-): { capability: string; detail?: string } | null {
+): Missing | null {
   const caps = agent.hooks;
   if (text === undefined || text === "") return null;
   // Pass-through agents read the neutral dialect itself: keep the text.
