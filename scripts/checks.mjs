@@ -1,8 +1,11 @@
-// The static checks of `npm test` (type check, lint, layers, dead code), run side by side: each is one
-// single-threaded process, so one after another they left a core idle for ~20 s of a ~40 s stretch
-// on this 2-core machine (tsc alone is half of it). Each one's output is held back and printed whole
-// under its name when it ends, so a failure reads as it would alone; the exit status is 1 when any
-// failed, and the last line names the ones that did.
+// The static checks of `npm test` (type check, lint, layers, dead code), run side by side, and with
+// the test run when one is given: `node scripts/checks.mjs [-- command ...]` (npm test: `-- vitest
+// run`). Each check is one single-threaded process; one after another they took ~40 s on this 2-core
+// machine with a core idle, and vitest too leaves a core idle while a test waits for a timeout or
+// its last file runs alone. The command's output is live; each check's is held back and printed
+// whole under its name once the command has ended (or when it ends, without a command), so a
+// failure reads as it would alone. The exit status is 1 when anything failed, and the last line
+// names what did.
 import { spawn } from "node:child_process";
 
 const CHECKS = [
@@ -13,7 +16,11 @@ const CHECKS = [
   ["dead --production", "knip", ["--production"]],
 ];
 
-function run([name, bin, args]) {
+const dash = process.argv.indexOf("--");
+const command = dash === -1 ? [] : process.argv.slice(dash + 1);
+
+/** Runs a check; its report (a ✓/✗ line, then its output) is written by `report` when it ends. */
+function check([name, bin, args], report) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(`node_modules/.bin/${bin}`, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -25,16 +32,35 @@ function run([name, bin, args]) {
       const ok = code === 0;
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const output = Buffer.concat(chunks).toString().trimEnd();
-      process.stdout.write(
-        `${ok ? "✓" : "✗"} ${name} (${[bin, ...args].join(" ")}) ${seconds} s${ok ? "" : `: ${signal ?? `exit ${code}`}`}\n`,
+      const status = ok ? "" : `: ${signal ?? `exit ${code}`}`;
+      report(
+        `${ok ? "✓" : "✗"} ${name} (${[bin, ...args].join(" ")}) ${seconds} s${status}\n${output && `${output}\n`}`,
       );
-      if (output) process.stdout.write(`${output}\n`);
       resolve(ok ? null : name);
     });
   });
 }
 
-const failed = (await Promise.all(CHECKS.map(run))).filter((n) => n !== null);
+/** The command, its output as it comes; resolves to its name when it failed. */
+function run([bin, ...args]) {
+  return new Promise((resolve) => {
+    const child = spawn(`node_modules/.bin/${bin}`, args, { stdio: "inherit" });
+    child.on("error", (e) => {
+      process.stderr.write(`${bin}: ${e.message}\n`);
+      resolve(bin);
+    });
+    child.on("close", (code) => resolve(code === 0 ? null : [bin, ...args].join(" ")));
+  });
+}
+
+const held = [];
+const checks = Promise.all(
+  CHECKS.map((c) => check(c, (text) => (command.length > 0 ? held.push(text) : process.stdout.write(text)))),
+);
+const commandFailed = command.length > 0 ? await run(command) : null;
+const failed = (await checks).filter((n) => n !== null);
+for (const text of held) process.stdout.write(text);
+if (commandFailed) failed.push(commandFailed);
 if (failed.length > 0) {
   process.stdout.write(`failed: ${failed.join(", ")}\n`);
   process.exitCode = 1;

@@ -259,8 +259,15 @@ describe("kanon undo restores everything or nothing", () => {
 });
 
 describe("a kill in undo's cleanup leaves history the next run repairs", () => {
-  /** The built kanon in a process of its own, killed right before it renames or links a path matching `killAt`. */
-  const spawn = (env: Record<string, string>, args: string[]) => {
+  /**
+   * The built kanon in a process of its own, killed right before it renames or links a path
+   * matching `killAt` (the runs after it are in-process, as everywhere else here).
+   */
+  const killed = (killAt: string, ...args: string[]) => {
+    const env = {
+      NODE_OPTIONS: `--require ${join(ROOT, "test/support/kill-at.cjs")}`,
+      KANON_KILL_AT: killAt,
+    };
     const r = spawnSync(process.execPath, [KANON, "--home", kh, "--agent", "claude", ...args], {
       cwd: base,
       encoding: "utf8",
@@ -268,12 +275,6 @@ describe("a kill in undo's cleanup leaves history the next run repairs", () => {
     });
     return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   };
-  const killed = (killAt: string, ...args: string[]) =>
-    spawn(
-      { NODE_OPTIONS: `--require ${join(ROOT, "test/support/kill-at.cjs")}`, KANON_KILL_AT: killAt },
-      args,
-    );
-  const run = (...args: string[]) => spawn({}, args);
 
   for (const [when, killAt] of [
     ["once it took the entry out of the history", "\\.undone$"],
@@ -284,15 +285,15 @@ describe("a kill in undo's cleanup leaves history the next run repairs", () => {
       expect(killed(killAt, "undo", "--yes").status).toBe(-1);
       expect(read(".claude.json")).toContain("docs-a");
       // The first undo took effect: nothing is left to do for it, and nothing to apply again.
-      const diff = run("diff");
+      const diff = await kanon(["diff"]);
       expect(diff.stderr).toBe("");
       expect(diff.stdout).toContain("docs-b"); // the home says b, the disk is back at a
-      const undo = run("undo", "--yes");
+      const undo = await kanon(["undo", "--yes"]);
       expect(undo.status).toBe(0);
       expect(undo.stdout).toMatch(/^Undo the apply of /);
       expect(existsSync(at(".claude/CLAUDE.md"))).toBe(false);
       expect(JSON.parse(read(".claude.json"))).toEqual({ userID: "u-1", oauthAccount: { accessToken: "t" } });
-      expect(run("undo", "--yes").stdout).toBe("Nothing to undo.\n");
+      expect((await kanon(["undo", "--yes"])).stdout).toBe("Nothing to undo.\n");
       expect(readdirSync(join(stateDir(), "applies"))).toEqual([]);
     });
   }
