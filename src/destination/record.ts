@@ -2,10 +2,10 @@
  * The ownership record: what kanon wrote into one destination root (the home directory, or a
  * project). Pure data and hashing; reading and writing it is src/destination/state.ts.
  */
-import { createHash } from "node:crypto";
 import { basename, isAbsolute } from "node:path";
 import type { DeclaredMerge } from "../core/merges.js";
 import { isPlainObject, sortedKeys } from "../formats/values.js";
+import { sha256Hex } from "../model/crypto.js";
 import type { AgentId, MergeSpec } from "../model/types.js";
 
 /** Bumped when a kanon could misread a newer record; an older kanon refuses a newer one. */
@@ -74,7 +74,7 @@ export function emptyRecord(root: string): OwnershipRecord {
 }
 
 export function sha256(data: Uint8Array | string): string {
-  return createHash("sha256").update(data).digest("hex");
+  return sha256Hex(data);
 }
 
 /** JSON with object keys sorted: equal values give equal text whatever their key order. */
