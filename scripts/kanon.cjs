@@ -17,9 +17,6 @@ const { isAbsolute, join } = require("node:path");
 const { Script } = require("node:vm");
 const { crc32 } = require("node:zlib");
 
-// kanon ui's chunk (an ES module) still gets Node's compile cache where Node has one.
-require("node:module").enableCompileCache?.();
-
 const BUNDLE = join(__dirname, "kanon-cli.js");
 /** The start of a hash of kanon-cli.js (the build writes it): a cache is used only with its bundle. */
 const BUNDLE_HASH = "BUNDLE_HASH";
