@@ -7,10 +7,11 @@
 // none (or one V8 refuses), and holds what that run compiled (one made by `kanon --version` alone
 // saves about half of what one made by a `diff` saves a diff). Node 22's own compile cache
 // (module.enableCompileCache) holds only each module's top level, made before it runs. Measured on a
-// `diff` of the example home against require() of the bundle (2 cores shared with other work, runs
-// in turn with `node -e 0`): Node 20.20, 40% fewer instructions (valgrind: 444 M -> 265 M) and 16%
-// less wall and CPU time; Node 22.23 with its compile cache, 27% fewer instructions (351 M -> 256 M),
-// 9% less wall time and 8% less CPU time. One way to start on every Node: what the tests run.
+// `diff` of the example home against require() of the bundle (valgrind instructions, without V8's
+// random hash-seed work; wall and CPU time in pairs of runs on 2 cores shared with other work):
+// Node 20.20, 46% fewer instructions (432 M -> 232 M), 18% less CPU and 16% less wall time; Node 22.23
+// against require() with its compile cache, 31% fewer instructions (339 M -> 232 M), 11% less wall
+// and 10% less CPU time. One way to start on every Node: what the tests run.
 "use strict";
 const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs");
 const { isAbsolute, join } = require("node:path");
