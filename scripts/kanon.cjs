@@ -9,7 +9,7 @@
 // (module.enableCompileCache) holds only each module's top level, made before it runs. Measured on a
 // `diff` of the example home against require() of the bundle (valgrind instructions, without V8's
 // random hash-seed work; wall and CPU time in pairs of runs on 2 cores shared with other work):
-// Node 20.20, 46% fewer instructions (432 M -> 232 M), 18% less CPU and 16% less wall time; Node 22.23
+// Node 20.20, 46% fewer instructions (432 M -> 232 M), 22% less wall and CPU time; Node 22.23
 // against require() with its compile cache, 31% fewer instructions (339 M -> 232 M), 11% less wall
 // and 10% less CPU time. One way to start on every Node: what the tests run.
 "use strict";
