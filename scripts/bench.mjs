@@ -3,6 +3,9 @@
 // Each command is measured by a tiny Python parent (os.wait4 gives the child's peak RSS exactly).
 // Start-up (a small `diff` against `node -e 0`) is measured in pairs, under this Node and under every
 // Node in BENCH_NODES (paths separated by ":"): each has its own budget.
+// BENCH_ONLY runs some sections only, with their budgets (names separated by ","): small (the example
+// home, the 1 MB ~/.claude.json and start-up), large (render, diff, apply of the large home), ui,
+// hostile, scale; e.g. BENCH_ONLY=large,scale. The build always runs.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +21,9 @@ const RUNS = Number(process.env.BENCH_RUNS || 5);
 const NODES = [process.execPath, ...(process.env.BENCH_NODES ?? "").split(":").filter(Boolean)];
 /** A small `diff` may take this many times `node -e 0` (Node 22 keeps compiled code in its compile cache). */
 const startupBudget = (major) => (major >= 22 ? 1.35 : 1.6);
+const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").filter(Boolean));
+/** Whether the section `name` runs (all do without BENCH_ONLY). */
+const runs = (name) => ONLY.size === 0 || ONLY.has(name);
 
 const MEASURE = `
 import os, sys, time, json
@@ -212,34 +218,8 @@ function scaleRows(work) {
   ];
 }
 
-const buildStart = performance.now();
-execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { stdio: "inherit" });
-const buildMs = performance.now() - buildStart;
-const work = mkdtempSync(join(tmpdir(), "kanon-bench-"));
-try {
-  const large = join(work, "large-home");
-  largeHome(large);
-  const bare = bench([process.execPath, "-e", "0"], {});
-  const results = [];
-  for (const [label, home] of [
-    ["small", join(root, "examples/home")],
-    ["large", large],
-  ]) {
-    const dest = join(work, `dest-${label}`);
-    const env = { HOME: dest };
-    const run = (...args) => [process.execPath, kanon, "--home", home, ...args];
-    const fresh = () => {
-      rmSync(dest, { recursive: true, force: true });
-      mkdirSync(dest);
-    };
-    fresh();
-    const render = bench(run("render"), env);
-    const diff = bench(run("diff"), env);
-    const firstApply = bench(run("apply", "--yes"), env, fresh);
-    const noopApply = bench(run("apply", "--yes"), env);
-    results.push({ label, render, diff, firstApply, noopApply });
-  }
-  // A co-owned file as large as a long-used ~/.claude.json (1 MB): kanon's merge must stay cheap.
+/** `kanon --agent claude diff` of the example home where ~/.claude.json is 1 MB. */
+function benchBigClaudeJson(work) {
   const bigDest = join(work, "dest-big-claude-json");
   mkdirSync(bigDest);
   const projects = {};
@@ -255,30 +235,119 @@ try {
     join(bigDest, ".claude.json"),
     `${JSON.stringify({ numStartups: 3, projects, mcpServers: {} }, null, 2)}\n`,
   );
-  const bigJson = bench(
+  return bench(
     [process.execPath, kanon, "--home", join(root, "examples/home"), "--agent", "claude", "diff"],
     {
       HOME: bigDest,
     },
   );
+}
+
+/** A small `diff` against `node -e 0` under `node`, paired (and counted by valgrind if asked). */
+function benchStartup(node, work) {
+  const version = execFileSync(node, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+  const env = { HOME: join(work, `dest-startup-${version}`) };
+  mkdirSync(env.HOME);
+  const diff = [node, kanon, "--home", join(root, "examples/home"), "diff"];
+  const bareNode = [node, "-e", "0"];
+  const ir =
+    process.env.BENCH_INSTRUCTIONS === "1"
+      ? { node: instructions(bareNode, env), diff: instructions(diff, env) }
+      : undefined;
+  return { version, major: Number(version.split(".")[0]), ...paired(diff, bareNode, env), ir };
+}
+
+/**
+ * kanon ui on the large home with nothing applied yet (the longest change list), and in import mode
+ * on the machine that home was applied to: printed rows, and their budgets.
+ */
+async function uiRows(large, work) {
+  const ui = await benchUi(large);
+  const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
+  // CPU time next to wall time: on a busy machine the wall time says more about the neighbours.
+  console.log(`${"large: ui first screen".padEnd(40)} ${ms(ui.first)} (CPU ${ui.firstCpu.toFixed(0)} ms)`);
+  console.log(
+    `${"large: ui change list loaded".padEnd(40)} ${ms(ui.loaded)} (CPU ${ui.loadedCpu.toFixed(0)} ms)`,
+  );
+  console.log(`${"large: ui CPU per key press".padEnd(40)} ${ms(ui.cpuPerKey)}`);
+  for (const [name, k] of Object.entries(ui.keys)) {
+    console.log(
+      `${`large: ui key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,
+    );
+  }
+  // Import mode on the machine the large home was applied to (by the large section, or here), into
+  // an empty Kanon home: every server, hook and skill is a unit (the load is mostly `kanon import`
+  // reading the machine).
+  const applied = join(work, "dest-large");
+  if (!existsSync(applied)) {
+    mkdirSync(applied);
+    measure([process.execPath, kanon, "--home", large, "apply", "--yes"], { HOME: applied });
+  }
+  const emptyHome = join(work, "empty-home");
+  mkdirSync(emptyHome);
+  const imp = await benchUi(emptyHome, { mode: "import", dest: applied });
+  console.log(
+    `${"large: ui import first screen".padEnd(40)} ${ms(imp.first)} (CPU ${imp.firstCpu.toFixed(0)} ms)`,
+  );
+  console.log(
+    `${"large: ui import units loaded".padEnd(40)} ${ms(imp.loaded)} (CPU ${imp.loadedCpu.toFixed(0)} ms)`,
+  );
+  console.log(`${"large: ui import CPU per key press".padEnd(40)} ${ms(imp.cpuPerKey)}`);
+  for (const [name, k] of Object.entries(imp.keys)) {
+    console.log(
+      `${`large: ui import key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,
+    );
+  }
+  const keyMedian = Math.max(...Object.values(ui.keys).map((k) => k.median));
+  const importKeyMedian = Math.max(...Object.values(imp.keys).map((k) => k.median));
+  return [
+    ["large ui first screen ≤ 1500 ms", ui.first <= 1500],
+    ["large ui change list ≤ 1500 ms", ui.loaded <= 1500],
+    ["large ui key → redraw median ≤ 100 ms", keyMedian <= 100],
+    ["large ui import first screen ≤ 1500 ms", imp.first <= 1500],
+    ["large ui import key → redraw median ≤ 100 ms", importKeyMedian <= 100],
+  ];
+}
+
+const buildStart = performance.now();
+execFileSync(process.execPath, [join(root, "scripts/build.mjs")], { stdio: "inherit" });
+const buildMs = performance.now() - buildStart;
+const work = mkdtempSync(join(tmpdir(), "kanon-bench-"));
+try {
+  const large = join(work, "large-home");
+  largeHome(large);
+  const bare = bench([process.execPath, "-e", "0"], {});
+  const results = [];
+  const homes = [
+    ["small", join(root, "examples/home")],
+    ["large", large],
+  ].filter(([label]) => runs(label));
+  for (const [label, home] of homes) {
+    const dest = join(work, `dest-${label}`);
+    const env = { HOME: dest };
+    const run = (...args) => [process.execPath, kanon, "--home", home, ...args];
+    const fresh = () => {
+      rmSync(dest, { recursive: true, force: true });
+      mkdirSync(dest);
+    };
+    fresh();
+    const render = bench(run("render"), env);
+    const diff = bench(run("diff"), env);
+    const firstApply = bench(run("apply", "--yes"), env, fresh);
+    const noopApply = bench(run("apply", "--yes"), env);
+    results.push({ label, render, diff, firstApply, noopApply });
+  }
+  // A co-owned file as large as a long-used ~/.claude.json (1 MB): kanon's merge must stay cheap.
+  const bigJson = runs("small") ? benchBigClaudeJson(work) : null;
   // Start-up: the example home against an empty HOME, under each Node.
-  const startup = NODES.map((node) => {
-    const version = execFileSync(node, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
-    const env = { HOME: join(work, `dest-startup-${version}`) };
-    mkdirSync(env.HOME);
-    const diff = [node, kanon, "--home", join(root, "examples/home"), "diff"];
-    const bareNode = [node, "-e", "0"];
-    const ir =
-      process.env.BENCH_INSTRUCTIONS === "1"
-        ? { node: instructions(bareNode, env), diff: instructions(diff, env) }
-        : undefined;
-    return { version, major: Number(version.split(".")[0]), ...paired(diff, bareNode, env), ir };
-  });
+  const startup = runs("small") ? NODES.map((node) => benchStartup(node, work)) : [];
   // Every hostile file is refused (exit status 1): for its errors, or where it crosses a limit.
-  const hostile = hostileHomes(join(work, "hostile")).map(([label, home]) => [
-    label,
-    bench([process.execPath, kanon, "--home", home, "validate"], { HOME: work }, () => {}, 1),
-  ]);
+  const hostile = runs("hostile")
+    ? hostileHomes(join(work, "hostile")).map(([label, home]) => [
+        label,
+        bench([process.execPath, kanon, "--home", home, "validate"], { HOME: work }, () => {}, 1),
+      ])
+    : [];
   const row = (name, r) =>
     `${name.padEnd(40)} ${r.ms.toFixed(0).padStart(7)} ms ${r.rss.toFixed(0).padStart(6)} MB`;
   console.log(`\nkanon benchmark (median of ${RUNS} runs, peak RSS of any run)\n`);
@@ -297,78 +366,48 @@ try {
       `${`Node ${s.version}: small diff: instructions`.padEnd(40)} ${mega(s.ir.diff)} (${(s.ir.diff / s.ir.node).toFixed(2)} × node -e 0)`,
     );
   }
-  console.log(row("small: claude diff, 1 MB ~/.claude.json", bigJson));
+  if (bigJson) console.log(row("small: claude diff, 1 MB ~/.claude.json", bigJson));
   for (const r of results) {
     console.log(row(`${r.label}: render`, r.render));
     console.log(row(`${r.label}: diff`, r.diff));
     console.log(row(`${r.label}: first apply`, r.firstApply));
     console.log(row(`${r.label}: no-op apply`, r.noopApply));
   }
-  // kanon ui on the large home with nothing applied yet: the longest change list.
-  const ui = await benchUi(large);
-  const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
-  // CPU time next to wall time: on a busy machine the wall time says more about the neighbours.
-  console.log(`${"large: ui first screen".padEnd(40)} ${ms(ui.first)} (CPU ${ui.firstCpu.toFixed(0)} ms)`);
-  console.log(
-    `${"large: ui change list loaded".padEnd(40)} ${ms(ui.loaded)} (CPU ${ui.loadedCpu.toFixed(0)} ms)`,
-  );
-  console.log(`${"large: ui CPU per key press".padEnd(40)} ${ms(ui.cpuPerKey)}`);
-  for (const [name, k] of Object.entries(ui.keys)) {
-    console.log(
-      `${`large: ui key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,
-    );
-  }
-  // Import mode on the machine the large home was applied to, into an empty Kanon home: every
-  // server, hook and skill is a unit (the load is mostly `kanon import` reading the machine).
-  const emptyHome = join(work, "empty-home");
-  mkdirSync(emptyHome);
-  const imp = await benchUi(emptyHome, { mode: "import", dest: join(work, "dest-large") });
-  console.log(
-    `${"large: ui import first screen".padEnd(40)} ${ms(imp.first)} (CPU ${imp.firstCpu.toFixed(0)} ms)`,
-  );
-  console.log(
-    `${"large: ui import units loaded".padEnd(40)} ${ms(imp.loaded)} (CPU ${imp.loadedCpu.toFixed(0)} ms)`,
-  );
-  console.log(`${"large: ui import CPU per key press".padEnd(40)} ${ms(imp.cpuPerKey)}`);
-  for (const [name, k] of Object.entries(imp.keys)) {
-    console.log(
-      `${`large: ui import key → redraw (${name})`.padEnd(40)} ${ms(k.median)} (max ${k.max.toFixed(0)} ms)`,
-    );
-  }
+  const ui = runs("ui") ? await uiRows(large, work) : [];
   for (const [label, r] of hostile) console.log(row(`hostile kanon.yaml: ${label}`, r));
-  const scale = scaleRows(work);
-  const [, big] = results;
-  const keyMedian = Math.max(...Object.values(ui.keys).map((k) => k.median));
-  const importKeyMedian = Math.max(...Object.values(imp.keys).map((k) => k.median));
+  const scale = runs("scale") ? scaleRows(work) : [];
+  const big = results.find((r) => r.label === "large");
   const budgets = [
     ["build ≤ 2000 ms", buildMs <= 2000],
     ...startup.map((s) => [
       `small diff ≤ ${startupBudget(s.major)} × node -e 0 on Node ${s.major} (paired: ${s.ratio.toFixed(2)})`,
       s.ratio <= startupBudget(s.major),
     ]),
-    ["large render + diff ≤ 1500 ms", big.render.ms + big.diff.ms <= 1500],
-    ["large render/diff peak RSS ≤ 250 MB", Math.max(big.render.rss, big.diff.rss) <= 250],
-    ["large no-op apply ≤ 1500 ms", big.noopApply.ms <= 1500],
-    ["large ui first screen ≤ 1500 ms", ui.first <= 1500],
-    ["large ui change list ≤ 1500 ms", ui.loaded <= 1500],
-    ["large ui key → redraw median ≤ 100 ms", keyMedian <= 100],
-    ["large ui import first screen ≤ 1500 ms", imp.first <= 1500],
-    ["large ui import key → redraw median ≤ 100 ms", importKeyMedian <= 100],
+    ...(big
+      ? [
+          ["large render + diff ≤ 1500 ms", big.render.ms + big.diff.ms <= 1500],
+          ["large render/diff peak RSS ≤ 250 MB", Math.max(big.render.rss, big.diff.rss) <= 250],
+          ["large no-op apply ≤ 1500 ms", big.noopApply.ms <= 1500],
+        ]
+      : []),
+    ...ui,
     ...hostile.map(([label, r]) => [`hostile validate (${label}) ≤ 2000 ms`, r.ms <= 2000]),
     ...scale,
   ];
   console.log("\nbudgets");
   for (const [name, ok] of budgets) console.log(`  ${ok ? "ok  " : "OVER"} ${name}`);
-  const pluginBench = join(root, "scripts/bench-opencode-plugin.mjs");
-  if (existsSync(pluginBench)) {
-    console.log("\nOpenCode plugin dispatch");
-    spawnSync(process.execPath, [pluginBench], { stdio: "inherit" });
+  if (runs("small")) {
+    const pluginBench = join(root, "scripts/bench-opencode-plugin.mjs");
+    if (existsSync(pluginBench)) {
+      console.log("\nOpenCode plugin dispatch");
+      spawnSync(process.execPath, [pluginBench], { stdio: "inherit" });
+    }
+    console.log("\nhook runner (envelope: neutral)");
+    const runnerBench = spawnSync(process.execPath, [join(root, "scripts/bench-hook-runner.mjs")], {
+      stdio: "inherit",
+    });
+    if (runnerBench.status !== 0) process.exitCode = 1;
   }
-  console.log("\nhook runner (envelope: neutral)");
-  const runnerBench = spawnSync(process.execPath, [join(root, "scripts/bench-hook-runner.mjs")], {
-    stdio: "inherit",
-  });
-  if (runnerBench.status !== 0) process.exitCode = 1;
   if (budgets.some(([, ok]) => !ok)) process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * Source state → target state. A pure function: everything it needs was loaded into `Source`, and
  * what each agent gets comes from its manifest plus its small native-format functions.
  */
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { encodeJson } from "../formats/json.js";
 import { encodeToml } from "../formats/toml.js";
 import { encodeText } from "../formats/utf8.js";
@@ -14,7 +14,7 @@ import { agentPath } from "./homes.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
 import type { McpDecision } from "./mcp.js";
-import { isInside, relativeProblem, segmentProblem } from "./names.js";
+import { relativeProblem, segmentProblem } from "./names.js";
 import { providerSkillName } from "./skill-names.js";
 
 /** Bytes of instruction files that are not UTF-8 were decoded as escapes (formats/utf8.ts) and come back as they were. */
@@ -153,9 +153,12 @@ function skillPaths(root: string, name: string, owner: string): (rel: string) =>
   const problem = segmentProblem(name);
   if (problem) throw new KanonError(`${owner}: the skill name ${JSON.stringify(name)} ${problem}`);
   const dir = join(root, name);
+  // `dir` and `path` are normalised (join): below it is a prefix test, not isInside's resolve and
+  // relative (18,000 paths: ~55 ms of CPU against ~110 ms; the large home renders 4,500).
+  const below = `${dir}${sep}`;
   return (rel) => {
     const path = join(dir, rel);
-    const bad = relativeProblem(rel) ?? (isInside(dir, path) ? null : "leaves the skill folder");
+    const bad = relativeProblem(rel) ?? (path.startsWith(below) ? null : "leaves the skill folder");
     if (bad) throw new KanonError(`${owner}: the file ${JSON.stringify(rel)} ${bad}`);
     return path;
   };

@@ -220,11 +220,14 @@ function isUnchanged(change: Change, fs: DestinationFs): boolean {
   return change.before !== null && sameBytes(change.path, change.before, fs);
 }
 
-/** Whether `path` holds exactly `bytes` (false when it cannot be read). */
+/**
+ * Whether `path` holds exactly `bytes` (false when it cannot be read). The bounded reader refuses
+ * anything but a regular file by the fstat of what it opened: no stat before it (an update of 15,009
+ * files checks each twice, 30,000 system calls).
+ */
 function sameBytes(path: string, bytes: Uint8Array, fs: DestinationFs): boolean {
   try {
-    const st = fs.stat(path);
-    return !!st?.isFile() && st.size === bytes.length && fs.readFile(path).equals(bytes);
+    return fs.readFile(path).equals(bytes);
   } catch {
     return false;
   }

@@ -16,6 +16,7 @@ import { renderedHandlers } from "./edit/handlers.js";
 import { normaliseManaged } from "./edit/intended.js";
 import { type DestinationFs, realFs } from "./fs.js";
 import {
+  contentHash,
   emptyManaged,
   emptyRecord,
   fileOwners,
@@ -29,7 +30,6 @@ import {
   ownedLabels,
   ownsSomething,
   type Replaces,
-  sha256,
   valueHash,
 } from "./record.js";
 import { tempOwner } from "./temp-name.js";
@@ -196,7 +196,6 @@ function keptRecord(root: string, previous: OwnershipRecord, selected: ReadonlyS
 /** Each rendered file against its destination: merged into a co-owned file, or compared whole. */
 async function planRendered(p: Planning, files: readonly TargetFile[]): Promise<void> {
   const probe = destinationProbe(p.fs, p.isDir);
-  const contentHash = hashOnce();
   for (const file of files) {
     // The record keys the path kanon renders; a symlink there is read and written at its target.
     const path = chooseDestination(file, p.fs);
@@ -220,19 +219,6 @@ async function planRendered(p: Planning, files: readonly TargetFile[]): Promise<
       if (change) p.changes.push(change);
     }
   }
-}
-
-/** Agents share a skill's file contents (one buffer, several destinations): each is hashed once. */
-function hashOnce(): (content: Uint8Array) => string {
-  const hashes = new WeakMap<Uint8Array, string>();
-  return (content) => {
-    let h = hashes.get(content);
-    if (h === undefined) {
-      h = sha256(content);
-      hashes.set(content, h);
-    }
-    return h;
-  };
 }
 
 /** Co-owned files where kanon no longer renders anything: its entries there are taken out. */
@@ -285,7 +271,7 @@ function planLeftFiles(p: Planning): void {
       after: null,
       mode: st.mode & 0o777,
       beforeMode: st.mode & 0o777,
-      ...(sha256(before) !== owned.sha256 ? { replaces: "edited" as const } : {}),
+      ...(contentHash(before) !== owned.sha256 ? { replaces: "edited" as const } : {}),
     });
     p.deleted.push(path);
   }
@@ -316,7 +302,7 @@ function planWhole(
     ? undefined
     : recorded === undefined
       ? "foreign"
-      : recorded !== sha256(disk.before)
+      : recorded !== contentHash(disk.before)
         ? "edited"
         : undefined;
   return {

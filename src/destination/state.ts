@@ -25,6 +25,7 @@ import { ChangedError, linkNew, plannedDirs, removeLeftovers } from "./apply.js"
 import { type DestinationFs, realFs } from "./fs.js";
 import { type Change, symlinkTarget } from "./plan.js";
 import {
+  contentHash,
   type OwnershipRecord,
   octalMode,
   parseRecord,
@@ -453,8 +454,10 @@ export function writeJournal(
         path: change.path,
         agent: change.file.agent,
         action: change.action,
-        before: change.before ? { sha256: sha256(change.before), mode: octalMode(change.beforeMode!) } : null,
-        after: change.after ? { sha256: sha256(change.after), mode: octalMode(change.mode) } : null,
+        before: change.before
+          ? { sha256: contentHash(change.before), mode: octalMode(change.beforeMode!) }
+          : null,
+        after: change.after ? { sha256: contentHash(change.after), mode: octalMode(change.mode) } : null,
         backup,
         ...(change.replaces ? { replaces: change.replaces } : {}),
         ...(change.before && !usersBytes(change) ? { rendered: true as const } : {}),

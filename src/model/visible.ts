@@ -69,23 +69,17 @@ function actingLength(b: Uint8Array, i: number): number {
 
 /**
  * Bytes that can start an acting character (C0 but tab and newline, DEL, the lead bytes of C1 and of
- * the Unicode ones); found by a regular expression over the bytes read as Latin-1, which V8 scans
- * many times faster than a loop (megabytes of rendered skills), then each candidate is checked.
+ * the Unicode ones), marked in a table a loop looks each byte up in; each candidate is then checked.
+ * Measured on the 7 MB that `kanon render` prints for the large home, cold: ~40 ms, where a regular
+ * expression over the bytes read as Latin-1 took ~90 ms (the same on many small files).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const CANDIDATE = /[\x00-\x08\x0b-\x1f\x7f\xc2\xd8\xe2\xef]/g;
-const latin1 = new WeakMap<Uint8Array, string>();
+const CANDIDATE = new Uint8Array(256);
+for (let b = 0; b < 0x20; b++) if (b !== 0x09 && b !== 0x0a) CANDIDATE[b] = 1;
+for (const b of [0x7f, 0xc2, 0xd8, 0xe2, 0xef]) CANDIDATE[b] = 1;
 
 /** The index of the first acting character at or after `from`, or -1. */
 function firstActing(b: Uint8Array, from: number): number {
-  let text = latin1.get(b);
-  if (text === undefined) {
-    text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
-    latin1.set(b, text);
-  }
-  CANDIDATE.lastIndex = from;
-  for (let m = CANDIDATE.exec(text); m !== null; m = CANDIDATE.exec(text))
-    if (isActingAt(b, m.index)) return m.index;
+  for (let i = from; i < b.length; i++) if (CANDIDATE[b[i]!] === 1 && isActingAt(b, i)) return i;
   return -1;
 }
 
