@@ -21,6 +21,7 @@ export default defineConfig({
   define: { __KANON_VERSION__: JSON.stringify(pkg.version) },
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
     setupFiles: ["test/support/setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -2,15 +2,14 @@
  * The README's reliability promises through the built binary: leftovers of an interrupted apply,
  * bytes that are not UTF-8, and kanon.yaml values that used to crash or change silently.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sandboxPerTest } from "../support/cli.js";
+import { deadPid } from "../support/dead-pid.js";
 
 const s = sandboxPerTest((s) => mkdirSync(join(s.kh, "instructions"), { recursive: true }));
 const { k, writeHome: yaml } = s;
-const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
 
 describe("after an interrupted apply", () => {
   it("the next apply shreds and removes kanon's temporary files and says how many", async () => {

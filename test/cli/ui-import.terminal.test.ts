@@ -40,7 +40,8 @@ function start(args: string[]) {
   ui = new InProcessTerminal(["--home", kh, "--agent", "claude", ...args], {
     cwd: s.work,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: s.home, TERM: "xterm-256color" },
-    cols: 120,
+    // Wide enough for the rows' absolute paths under any temporary folder (TMPDIR may be long).
+    cols: 160,
   });
   return ui;
 }
@@ -48,7 +49,7 @@ function start(args: string[]) {
 const flat = (t: InProcessTerminal) =>
   t
     .lines()
-    .map((l) => l.slice(34)) // the left column is 34 wide on a 120-column terminal
+    .map((l) => l.slice(34)) // the left column is 34 wide from a 114-column terminal up
     .join(" ")
     .replace(/[│╭╮╰╯─]/g, " ")
     .replace(/\s+/g, " ");
@@ -105,7 +106,7 @@ describe("kanon ui in import mode", { timeout: 90_000 }, () => {
       }),
     );
     t.send("a");
-    await t.waitFor("reload before applying");
+    await t.waitFor(() => flat(t).includes("reload before applying")); // a message may wrap
     expect(flat(t)).toContain(
       `error: ${y("kanon.yaml")}#mcp.servers.docs: selected file changed since it was reviewed; reload before applying`,
     );
@@ -127,7 +128,7 @@ describe("kanon ui in import mode", { timeout: 90_000 }, () => {
     await t.waitFor("DRY-RUN: would import 4 change(s).");
     writeFileSync(join(kh, "kanon.yaml"), `${HOME_YAML}# edited meanwhile\n`);
     t.send("a");
-    await t.waitFor("reload before applying");
+    await t.waitFor(() => flat(t).includes("reload before applying")); // a message may wrap
     expect(flat(t)).toContain(
       `error: ${y("instructions/imported.md")}: selected file changed since it was reviewed; reload before applying`,
     );

@@ -1,9 +1,9 @@
 /** `kanon ui` as a user sees it: on a terminal (InProcessTerminal), the screen read back. */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxPerTest } from "../support/cli.js";
+import { deadPid } from "../support/dead-pid.js";
 import { InProcessTerminal, KEYS } from "../support/pty.js";
 
 let ui: InProcessTerminal | undefined;
@@ -86,7 +86,7 @@ describe("kanon ui in a terminal", { timeout: 90_000 }, () => {
   });
 
   it("applies exactly the selected files (and sweeps an interrupted apply's temporary files)", async () => {
-    const dead = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    const dead = deadPid();
     const leftover = home(`..claude.json.kanon-${dead}-0123456789ab.tmp`);
     writeFileSync(leftover, '{"token": "t"}\n');
     const t = start();

@@ -26,6 +26,7 @@ import {
   writerFromEnv,
   writeWaypoint,
 } from "../../src/continuity/waypoint.js";
+import { deadPid } from "../support/dead-pid.js";
 import { projectPerTest, runWorkers } from "./helpers.js";
 
 const p = projectPerTest();
@@ -183,13 +184,6 @@ describe("writers in several processes", () => {
 });
 
 describe("the lock", () => {
-  const deadPid = () => {
-    const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
-      encoding: "utf8",
-    });
-    return Number(child.stdout);
-  };
-
   it("breaks a lock whose process is gone", () => {
     mkdirSync(p.files.dir, { recursive: true });
     writeFileSync(p.files.waypointLock, `${deadPid()} ${hostname()} deadbeef ${Date.now()}\n`);

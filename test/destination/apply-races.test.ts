@@ -4,7 +4,6 @@
  * bytes that are not UTF-8 survive. The races are driven deterministically through a file system that
  * acts right before kanon's writes (test/support/window-fs.ts).
  */
-import { spawnSync } from "node:child_process";
 import {
   appendFileSync,
   closeSync,
@@ -29,6 +28,7 @@ import { applyChanges, destinationDirs, removeLeftovers } from "../../src/destin
 import { planChanges } from "../../src/destination/plan.js";
 import { emptyRecord, sha256 } from "../../src/destination/record.js";
 import type { TargetFile } from "../../src/model/types.js";
+import { deadPid } from "../support/dead-pid.js";
 import { windowFs } from "../support/window-fs.js";
 
 let dir: string;
@@ -59,8 +59,6 @@ const temps = (d: string) =>
   readdirSync(d, { recursive: true })
     .map(String)
     .filter((f) => f.endsWith(".tmp"));
-/** A pid no process has: that of a child that has exited. */
-const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid!;
 
 describe("a write inside kanon's window", () => {
   it("to an existing co-owned file once everything is staged stops kanon; the write is kept", async () => {

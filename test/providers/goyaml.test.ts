@@ -150,10 +150,16 @@ describe("encodeGoYaml", () => {
   });
 
   it("round-trips through decodeGoYamlMap (property)", () => {
-    // yaml.v3 writes a "<<" key plain, which then reads back as a merge key: Go does not round-trip it.
-    const key = fc.string({ maxLength: 6 }).filter((k) => k !== "<<");
+    // Go does not round-trip two kinds of strings, and kanon writes its bytes (the golden outputs of
+    // frontmatter.test.ts hold both): a "<<" key is written plain and reads back as a merge key, and
+    // a literal that starts with a line break loses one (yaml.v3 3.0.1 writes no line break after the
+    // literal's header; seed 1991611033 found it: "\n\n" read back as "\n").
+    const leadingBreak = /^[\r\n]/;
+    const key = fc.string({ maxLength: 6 }).filter((k) => k !== "<<" && !leadingBreak.test(k));
     const scalar = fc.oneof(
-      fc.string({ unit: "binary", maxLength: 10 }).filter((s) => !/[\u0085\u2028\u2029\uFEFF]/.test(s)),
+      fc
+        .string({ unit: "binary", maxLength: 10 })
+        .filter((s) => !/[\u0085\u2028\u2029\uFEFF]/.test(s) && !leadingBreak.test(s)),
       fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((value) => ({ kind: "int" as const, value })),
       fc.boolean(),
       fc.constant(null),

@@ -1,23 +1,28 @@
-import { execFileSync } from "node:child_process";
+import { type ExecFileSyncOptionsWithStringEncoding, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { commandLine, shellQuote } from "../../../src/core/hooks/quote.js";
 
 /**
- * The shells' environment: PATH only, so that what they do depends on the line alone, not on this
- * process's variables. (In some full runs here, a bash started with the vitest worker's environment
- * took ~1.1 s of CPU, every time, while expansion.test.ts's PATH-only bash took ~30 ms in the same
- * worker; the cause was not found.)
+ * How the shells run: PATH only, so that what they do depends on the line alone, not on this
+ * process's variables; no stdin. Node's stdin pipe is a socket, and bash whose stdin is a socket
+ * takes itself to be started by sshd and reads ~/.bashrc first (Debian's bash; without HOME, the
+ * user's from the password file): here that took ~0.8 s of CPU per bash, ~12 ms without.
  */
-const SHELL_ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+const SHELL: ExecFileSyncOptionsWithStringEncoding = {
+  encoding: "utf8",
+  env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  stdio: ["ignore", "pipe", "pipe"],
+};
 
 function splitByShell(shell: string, line: string): string[] {
   // The rendered line is what Codex hands to `<shell> -c`; prefix it with a printer function.
-  const out = execFileSync(shell, ["-c", `p() { for a in "$@"; do printf '%s\\0' "$a"; done; }; p ${line}`], {
-    encoding: "utf8",
-    env: SHELL_ENV,
-  });
+  const out = execFileSync(
+    shell,
+    ["-c", `p() { for a in "$@"; do printf '%s\\0' "$a"; done; }; p ${line}`],
+    SHELL,
+  );
   return out === "" ? [] : out.slice(0, -1).split("\0");
 }
 
@@ -31,7 +36,7 @@ function splitByShell(shell: string, line: string): string[] {
 function splitAllByShell(shell: string, lines: readonly string[]): string[][] {
   const printer = `p() { printf '%s\\0' "$#"; for a in "$@"; do printf '%s\\0' "$a"; done; }`;
   const script = [printer, ...lines.map((line) => `p ${line}`)].join("\n");
-  const fields = execFileSync(shell, ["-c", script], { encoding: "utf8", env: SHELL_ENV }).split("\0");
+  const fields = execFileSync(shell, ["-c", script], SHELL).split("\0");
   const out: string[][] = [];
   for (let i = 0; i < fields.length - 1; ) {
     const n = Number(fields[i]);
