@@ -1,11 +1,12 @@
 // Builds dist/ with esbuild, in one step per output:
-//   kanon.js       the executable: turns on Node's compile cache where Node has it, then runs the bundle
+//   kanon.js       the executable (scripts/kanon.cjs): runs the bundle through a code cache per user
 //   kanon-cli.js   every command, one CommonJS bundle (a module loaded with import() runs its top level
 //                  when first imported: esbuild wraps it)
-//   kanon-ui.mjs   kanon ui's terminal UI (Ink, React), loaded by import() from kanon ui only; an ES
-//                  module because Ink's layout engine loads with a top-level await. It carries its own
-//                  copy of the kanon modules it uses.
+//   kanon-ui.mjs   kanon ui's terminal UI (Ink, React), loaded by import() from kanon ui only (in
+//                  kanon-ui.cjs); an ES module because Ink's layout engine loads with a top-level await.
+//                  It carries its own copy of the kanon modules it uses.
 //   kanon-docs.mjs `npm run docs` (not part of the package's commands)
+import { createHash } from "node:crypto";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { build } from "esbuild";
 import { rawText } from "./esbuild-text.mjs";
@@ -31,11 +32,13 @@ const common = {
 const esmRequire =
   "import { createRequire as __kanonRequire } from 'node:module'; const require = __kanonRequire(import.meta.url);";
 
-// The CLI's import() of the UI stays an import() of the UI bundle.
+// The CLI's import() of the UI is a require() of kanon-ui.cjs, whose import() loads the UI bundle: an
+// import() in kanon-cli.js fails on Node 20 when its code comes from the code cache (the cached script
+// loses Node's import callback). Written below.
 const uiChunk = {
   name: "ui-chunk",
   setup(build) {
-    build.onResolve({ filter: /\/ui\/app\.js$/ }, () => ({ path: "./kanon-ui.mjs", external: true }));
+    build.onResolve({ filter: /\/ui\/app\.js$/ }, () => ({ path: "./kanon-ui.cjs", external: true }));
   },
 };
 
@@ -60,6 +63,8 @@ await Promise.all([
     entryPoints: ["src/cli/bin.ts"],
     outfile: "dist/kanon-cli.js",
     plugins: [...common.plugins, uiChunk],
+    // import() of a module outside the bundle (the UI's kanon-ui.cjs) as a require().
+    supported: { "dynamic-import": false },
   }),
   build({
     ...common,
@@ -80,13 +85,21 @@ await Promise.all([
 ]);
 // dist/ is CommonJS (the root package is ESM).
 await writeFile("dist/package.json", '{ "type": "commonjs" }\n');
-// Node 22's compile cache keeps V8's code for the modules loaded after it is turned on (in the system's
-// temporary directory), so the bundle is a second file. It holds what V8 compiles when it loads a
-// module (the top level), not what it compiles later as functions run: on Node 22.23 it saves 18% of
-// the instructions of a small `kanon diff` (valgrind) and about 7% of its wall time (paired runs on
-// a loaded machine).
+// The UI chunk gets Node's compile cache where Node has one (22+); enabled here, so that the other
+// commands do not load node:module (about 1 M instructions, valgrind, Node 20.20).
 await writeFile(
-  "dist/kanon.js",
-  '#!/usr/bin/env node\nrequire("node:module").enableCompileCache?.();\nrequire("./kanon-cli.js");\n',
+  "dist/kanon-ui.cjs",
+  `exports.runUi = async (...args) => {
+  require("node:module").enableCompileCache?.();
+  return (await import("./kanon-ui.mjs")).runUi(...args);
+};
+`,
 );
+// The executable (scripts/kanon.cjs) runs the bundle through a code cache made for this bundle only.
+const hash = createHash("sha256")
+  .update(await readFile("dist/kanon-cli.js"))
+  .digest("hex")
+  .slice(0, 16);
+const loader = await readFile(new URL("kanon.cjs", import.meta.url), "utf8");
+await writeFile("dist/kanon.js", loader.replace('BUNDLE_HASH = "BUNDLE_HASH"', `BUNDLE_HASH = "${hash}"`));
 await chmod("dist/kanon.js", 0o755);

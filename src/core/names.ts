@@ -13,6 +13,12 @@ import { hasActingChar } from "../model/visible.js";
  * `:` is in it for provider skills (`agent-skills:code-reviewer`).
  */
 const SAFE_SEGMENT = /^[\p{L}\p{N}_@+~,=][\p{L}\p{N}\p{M}_.:@+~,=-]*$/u;
+/**
+ * SAFE_SEGMENT for ASCII names (the usual case): the same answer, without building the Unicode sets
+ * of \p{L}, \p{N} and \p{M}, which cost a run about 18 M instructions, a fifth of `node -e 0`'s
+ * (valgrind, Node 20.20).
+ */
+const SAFE_ASCII_SEGMENT = /^[A-Za-z0-9_@+~,=][A-Za-z0-9_.:@+~,=-]*$/;
 
 export const SAFE_SEGMENT_TEXT =
   "one folder name of letters, digits and . _ - : @ + ~ , = (not starting with . or -)";
@@ -20,8 +26,11 @@ export const SAFE_SEGMENT_TEXT =
 /** Why `name` cannot be one path segment of a destination, or null. */
 export function segmentProblem(name: string): string | null {
   if (name === "") return "is empty";
-  if (Buffer.byteLength(name) > 255) return "is longer than 255 bytes";
-  if (!SAFE_SEGMENT.test(name)) return `is not ${SAFE_SEGMENT_TEXT}`;
+  const bytes = Buffer.byteLength(name);
+  if (bytes > 255) return "is longer than 255 bytes";
+  // As many UTF-8 bytes as characters: all ASCII.
+  if (!(bytes === name.length ? SAFE_ASCII_SEGMENT : SAFE_SEGMENT).test(name))
+    return `is not ${SAFE_SEGMENT_TEXT}`;
   return null;
 }
 

@@ -6,10 +6,10 @@
  * new or changed since the last apply on this machine before anything is written (cli/hook-review.ts).
  * Pure: each item has a key that changes whenever what runs (or where) changes.
  */
-import { createHash } from "node:crypto";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { isPlainObject } from "../formats/values.js";
 import type { McpServer } from "../model/config.js";
+import { sha256Hex } from "../model/crypto.js";
 import type { Agent, NativeHook } from "../model/manifest.js";
 import type { Source } from "../model/source.js";
 import type { AgentId, Scope } from "../model/types.js";
@@ -51,7 +51,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-const hashOf = (...parts: unknown[]) => createHash("sha256").update(canonical(parts)).digest("hex");
+const hashOf = (...parts: unknown[]) => sha256Hex(canonical(parts));
 
 /**
  * One hash per thing (a hook, a server, a skill's hooks), made once however many agents get it: a

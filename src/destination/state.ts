@@ -15,10 +15,10 @@
  * (to `<id>.undone` once undone, to a temporary name when pruned), so a kill while its files are
  * being removed never leaves half an entry that a later undo would read.
  */
-import { randomBytes } from "node:crypto";
 import { accessSync, constants } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { fileKind, ReadRefused } from "../model/bounded-read.js";
+import { randomHex } from "../model/crypto.js";
 import { osErrorText } from "../model/fs-errors.js";
 import { KanonError } from "../model/types.js";
 import { ChangedError, linkNew, plannedDirs, removeLeftovers } from "./apply.js";
@@ -434,7 +434,7 @@ export function writeJournal(
   const id = `${String(seq).padStart(6, "0")}-${time
     .toISOString()
     .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}${op.kind === "import" ? IMPORT_SUFFIX : ""}`;
+    .replace(/\.\d+Z$/, "Z")}-${randomHex(3)}${op.kind === "import" ? IMPORT_SUFFIX : ""}`;
   const applies = join(dir, "applies");
   // Named like every kanon temporary file: the next apply sweeps it if this process is killed.
   const temp = tempPathFor(join(applies, id));

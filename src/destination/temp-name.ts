@@ -2,8 +2,8 @@
  * The names of kanon's temporary files: `.settings.json.kanon-<pid>-<random>.tmp` beside the file
  * that they become by a rename. The pid tells an interrupted run's litter from a running one's.
  */
-import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import { randomHex } from "../model/crypto.js";
 
 const TEMP_NAME = /^\..*\.kanon-(\d+)-[0-9a-f]{12}\.tmp$/;
 
@@ -12,7 +12,7 @@ const TEMP_NAME = /^\..*\.kanon-(\d+)-[0-9a-f]{12}\.tmp$/;
  * The destination's name is shortened so that the temporary name stays within the 255-byte limit.
  */
 export function tempPathFor(destination: string): string {
-  const name = `.${basename(destination).slice(0, 64)}.kanon-${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
+  const name = `.${basename(destination).slice(0, 64)}.kanon-${process.pid}-${randomHex(6)}.tmp`;
   return join(dirname(destination), name);
 }
 

@@ -8,7 +8,8 @@
  *
  * Both are written `sha256:<hex>`.
  */
-import { createHash, type Hash } from "node:crypto";
+import type { Hash } from "node:crypto";
+import { sha256Hasher } from "../model/crypto.js";
 import { compareBytes } from "../model/text.js";
 
 function field(hash: Hash, bytes: Uint8Array): void {
@@ -26,7 +27,7 @@ export interface HashedFile {
 
 /** The hash of one skill directory, given its files in lexical walk order (as readTree returns them). */
 export function hashSkillFiles(files: readonly HashedFile[]): string {
-  const hash = createHash("sha256");
+  const hash = sha256Hasher();
   for (const file of files) {
     field(hash, Buffer.from(file.rel, "utf8"));
     field(hash, file.content);
@@ -36,7 +37,7 @@ export function hashSkillFiles(files: readonly HashedFile[]): string {
 
 /** The hash of a provider from its skill children (sorted by name here). */
 export function hashProvider(children: readonly { name: string; files: readonly HashedFile[] }[]): string {
-  const hash = createHash("sha256");
+  const hash = sha256Hasher();
   for (const child of [...children].sort((a, b) => compareBytes(a.name, b.name))) {
     field(hash, Buffer.from(child.name, "utf8"));
     field(hash, Buffer.from(hashSkillFiles(child.files), "utf8"));

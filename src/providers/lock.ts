@@ -8,10 +8,10 @@
  * only the named one in `lock update <name>` (as in the Go original, §7.12): `lock check` rejects stale
  * entries, so a written lock must not keep any.
  */
-import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { KanonConfig } from "../model/config.js";
+import { randomHex } from "../model/crypto.js";
 import { goQuote } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import { encodeGoYaml, type GoMap } from "./goyaml.js";
@@ -58,7 +58,7 @@ export async function writeLock(home: string, lock: Lock): Promise<string> {
   if (errors.length > 0) throw new KanonError(errors.join("\n"));
   const path = lockPath(home);
   await mkdir(home, { recursive: true });
-  const tmp = join(home, `.kanon.lock.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const tmp = join(home, `.kanon.lock.${process.pid}.${randomHex(4)}.tmp`);
   try {
     await writeFile(tmp, formatLock(next), { mode: 0o644 });
     await rename(tmp, path);

@@ -2,9 +2,9 @@
  * A git skill provider as the lock and the cache see it (reference §3.1): its name, owner key and
  * remote source, plus the rules on refs, subdirs and URLs they share.
  */
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { KanonConfig, SkillEntry } from "../model/config.js";
+import { sha256Hex } from "../model/crypto.js";
 import { envRefs, envValue } from "../model/env.js";
 import { goQuote } from "../model/text.js";
 import { providerName, providerOwner } from "./name.js";
@@ -153,7 +153,7 @@ export const cacheRoot = (home: string): string => join(home, ".kanon", "cache",
  */
 export function cachePath(home: string, expandedUrl: string, checkoutRef: string, subdir: string): string {
   const key = ["v1", "git", expandedUrl, checkoutRef, subdir].join("\0");
-  return join(cacheRoot(home), createHash("sha256").update(key).digest("hex").slice(0, 32));
+  return join(cacheRoot(home), sha256Hex(key).slice(0, 32));
 }
 
 /** The value is one or more `${NAME}` references without defaults and nothing else. */

@@ -18,7 +18,10 @@ describe("the build", () => {
     const ui = read("kanon-ui.mjs");
     expect(ui).toContain("yoga");
     expect(ui).toContain("react.transitional.element");
-    expect(read("kanon-cli.js")).toContain('import("./kanon-ui.mjs")');
+    // kanon-cli.js reaches the UI through kanon-ui.cjs: an import() in it fails under a code cache on Node 20.
+    expect(read("kanon-cli.js")).toContain('require("./kanon-ui.cjs")');
+    expect(read("kanon-cli.js")).not.toContain('import("./kanon-ui.mjs")');
+    expect(read("kanon-ui.cjs")).toContain('import("./kanon-ui.mjs")');
   });
 
   it("starts under a 4 GB limit of virtual memory (Node itself needs under 1 GB)", () => {

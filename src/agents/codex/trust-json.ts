@@ -10,8 +10,8 @@
  *   order), which is not JavaScript's UTF-16 order for every key.
  */
 
-import { createHash } from "node:crypto";
 import { type Node, parseTree } from "jsonc-parser";
+import { sha256Hex } from "../../model/crypto.js";
 import { compareBytes } from "../../model/text.js";
 
 /** A JSON number with the exact text it was written with. */
@@ -119,5 +119,5 @@ export function canonicalJson(value: CanonValue): string {
 
 /** `sha256:` and the lowercase hex SHA-256 of the UTF-8 text. */
 export function sha256Tagged(text: string): string {
-  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+  return `sha256:${sha256Hex(text)}`;
 }
