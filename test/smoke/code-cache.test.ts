@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ROOT, sandboxPerTest } from "../support/cli.js";
-import { PtySession } from "../support/pty.js";
+import { builtUiQuits } from "../support/pty.js";
 
 const s = sandboxPerTest();
 const diff = () => s.spawn(["--home", s.kh, "diff"]);
@@ -96,16 +96,6 @@ describe("the code cache", () => {
     withExample();
     expect(diff().status).toBe(0);
     cache();
-    const ui = new PtySession(["--home", s.kh, "ui"], {
-      cwd: s.work,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: s.home, TERM: "xterm-256color" },
-    });
-    try {
-      await ui.waitFor((screen) => /Apply Changes \(\d+ changed/.test(screen));
-      ui.send("q");
-      expect(await ui.exited).toBe(0);
-    } finally {
-      ui.kill();
-    }
+    expect(await builtUiQuits(s.kh, s.work, s.home)).toBe(0);
   });
 });

@@ -9,7 +9,7 @@ import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { KANON, listFiles, ROOT, type Run, sandboxEnv, sandboxPerTest } from "../support/cli.js";
-import { PtySession } from "../support/pty.js";
+import { builtUiQuits } from "../support/pty.js";
 
 const EXAMPLE = join(ROOT, "examples/home");
 const s = sandboxPerTest();
@@ -220,16 +220,6 @@ describe("pipes and terminals", () => {
 
   it("kanon ui loads its chunk (Ink and React) and quits with q", async () => {
     withExample();
-    const ui = new PtySession(["--home", s.kh, "ui"], {
-      cwd: s.work,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: s.home, TERM: "xterm-256color" },
-    });
-    try {
-      await ui.waitFor((screen) => /Apply Changes \(\d+ changed/.test(screen));
-      ui.send("q");
-      expect(await ui.exited).toBe(0);
-    } finally {
-      ui.kill();
-    }
+    expect(await builtUiQuits(s.kh, s.work, s.home)).toBe(0);
   });
 });

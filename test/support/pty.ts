@@ -134,6 +134,24 @@ export class PtySession extends Screen {
   }
 }
 
+/**
+ * The built `kanon ui` on the home `kh` in a pseudo-terminal, until its change list shows; then q.
+ * Resolves to its exit status.
+ */
+export async function builtUiQuits(kh: string, cwd: string, home: string): Promise<number> {
+  const ui = new PtySession(["--home", kh, "ui"], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TERM: "xterm-256color" },
+  });
+  try {
+    await ui.waitFor((screen) => /Apply Changes \(\d+ changed/.test(screen));
+    ui.send("q");
+    return await ui.exited;
+  } finally {
+    ui.kill();
+  }
+}
+
 /** Standard output as a terminal of `cols`×`rows` has it; what is written goes to the screen. */
 class TerminalOut extends Writable {
   readonly isTTY = true;
