@@ -22,7 +22,11 @@ const NO_EOL = "\u0000noeol";
 
 export const NO_NEWLINE = "\\ No newline at end of file";
 
-export function diffLines(a: string[], b: string[]): DiffLine[] {
+/**
+ * Where `a` and `b` differ: lines before `start` are the same in both, and so are `a` from `endA` on
+ * and `b` from `endB` on.
+ */
+export function differingRange(a: string[], b: string[]): { start: number; endA: number; endB: number } {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
@@ -31,6 +35,11 @@ export function diffLines(a: string[], b: string[]): DiffLine[] {
     endA--;
     endB--;
   }
+  return { start, endA, endB };
+}
+
+export function diffLines(a: string[], b: string[]): DiffLine[] {
+  const { start, endA, endB } = differingRange(a, b);
   const middle = myers(a.slice(start, endA), b.slice(start, endB));
   const out: DiffLine[] = [];
   for (let i = 0; i < start; i++) out.push({ op: " ", text: a[i]! });

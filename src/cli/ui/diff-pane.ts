@@ -4,7 +4,7 @@
  * MAX_LINES; a change too large to diff quickly points to `kanon diff`.
  */
 import { maskSecrets } from "../../core/secrets.js";
-import { splitLines, unifiedHunks } from "../unified-diff.js";
+import { differingRange, splitLines, unifiedHunks } from "../unified-diff.js";
 
 /** What the pane compares: the destination's bytes (null: absent) and what would replace them. */
 export interface DiffSource {
@@ -77,16 +77,7 @@ export function paneLines(source: DiffSource): PaneLine[] {
 
 /** Line counts of the part of each side that differs (the common head and tail removed). */
 function differingSize(before: string, after: string): { a: number; b: number } {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
+  const { start, endA, endB } = differingRange(splitLines(before), splitLines(after));
   return { a: endA - start, b: endB - start };
 }
 
