@@ -7,13 +7,18 @@
 //                  It carries its own copy of the kanon modules it uses.
 //   kanon-docs.mjs `npm run docs` (not part of the package's commands)
 import { createHash } from "node:crypto";
-import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { build } from "esbuild";
 import { rawText } from "./esbuild-text.mjs";
 
 await rm("dist", { recursive: true, force: true });
 await mkdir("dist");
 const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
+// A digest of what a build is made from (src/ and the locked dependencies): data kanon derives and
+// keeps between runs (source/yaml-cache.ts) belongs to one build.
+const sources = createHash("sha256");
+for (const f of ["package-lock.json", ...(await readdir("src", { recursive: true })).sort().map((f) => `src/${f}`)])
+  sources.update(`${f}\0`).update(await readFile(f).catch(() => ""));
 
 const common = {
   bundle: true,
@@ -22,7 +27,11 @@ const common = {
   minify: true,
   legalComments: "none",
   // React's production build (its development build is large and slow).
-  define: { __KANON_VERSION__: JSON.stringify(pkg.version), "process.env.NODE_ENV": '"production"' },
+  define: {
+    __KANON_VERSION__: JSON.stringify(pkg.version),
+    __KANON_BUILD__: JSON.stringify(sources.digest("hex").slice(0, 16)),
+    "process.env.NODE_ENV": '"production"',
+  },
   logLevel: "warning",
   // Prefer ESM builds: jsonc-parser's UMD build loads its modules with a dynamic require().
   mainFields: ["module", "main"],
