@@ -17,7 +17,10 @@ const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url
 // A digest of what a build is made from (src/ and the locked dependencies): data kanon derives and
 // keeps between runs (source/yaml-cache.ts) belongs to one build.
 const sources = createHash("sha256");
-for (const f of ["package-lock.json", ...(await readdir("src", { recursive: true })).sort().map((f) => `src/${f}`)])
+for (const f of [
+  "package-lock.json",
+  ...(await readdir("src", { recursive: true })).sort().map((f) => `src/${f}`),
+])
   sources.update(`${f}\0`).update(await readFile(f).catch(() => ""));
 
 const common = {

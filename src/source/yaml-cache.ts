@@ -4,7 +4,8 @@
  * 142 KB kanon.yaml of `npm run bench` (a large home) takes about a third of a `render`'s CPU time:
  * V8 runs the library's lexer and parser interpreted for most of it (the same parse is several times
  * faster in a process that has parsed before). Measured on that home (CPU user+sys, medians of 7
- * runs, Node 20.20): render 1,350 -> 880 ms, diff 1,500 -> 1,020 ms; a hit costs ~3 ms.
+ * runs, Node 20.20, 2 busy cores): render 1,469 -> 789 ms, diff 1,426 -> 954 ms (fewer objects for
+ * the garbage collector too).
  *
  * An entry is used only for the very text it was made from (compared whole, not by a hash), by the
  * same build of kanon and Node; it holds only a decode without errors, whose warnings already carry
