@@ -15,9 +15,12 @@
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { deserialize, serialize } from "node:v8";
-import { crc32 } from "node:zlib";
 import type { Decoded } from "./decode.js";
+
+// Loaded on first use: a command on a small kanon.yaml does not load them (node:v8 alone costs about
+// 1 ms of CPU, against a small `diff`'s start-up budget).
+const v8 = () => process.getBuiltinModule("node:v8");
+const crc32 = (data: Uint8Array) => process.getBuiltinModule("node:zlib").crc32(data);
 
 declare const __KANON_BUILD__: string;
 /** A digest of kanon's sources (scripts/build.mjs): a new build of kanon starts with no entries. */
@@ -80,7 +83,7 @@ function readEntry(path: string): Entry | null {
     const data = file.subarray(HEADER);
     if (file.length < HEADER || file.readUInt32LE(4) !== data.length || file.readUInt32LE(0) !== crc32(data))
       return null;
-    return deserialize(data) as Entry;
+    return v8().deserialize(data) as Entry;
   } catch {
     return null;
   }
@@ -90,7 +93,7 @@ function writeEntry(dir: string, path: string, entry: Entry): void {
   const temp = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const data = serialize(entry);
+    const data = v8().serialize(entry);
     const header = Buffer.alloc(HEADER);
     header.writeUInt32LE(crc32(data), 0);
     header.writeUInt32LE(data.length, 4);
