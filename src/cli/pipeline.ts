@@ -102,10 +102,14 @@ export function isRunnerPath(path: string, scope: Scope): boolean {
   );
 }
 
-/** Where the decode of a large kanon.yaml is kept between runs (source/yaml-cache.ts). */
-export function yamlCacheDir(io: Io): string {
+/**
+ * Where the decode of a large kanon.yaml is kept between runs (source/yaml-cache.ts); none when
+ * neither $XDG_CACHE_HOME nor the user's home is an absolute path.
+ */
+function yamlCacheDir(io: Io): string | undefined {
   const xdg = io.env.XDG_CACHE_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(io.userHome, ".cache"), "kanon", "yaml");
+  const base = xdg && isAbsolute(xdg) ? xdg : join(io.userHome, ".cache");
+  return isAbsolute(base) ? join(base, "kanon", "yaml") : undefined;
 }
 
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {

@@ -10,11 +10,16 @@
  * An entry is used only for the very text it was made from (compared whole, not by a hash), by the
  * same build of kanon and Node; it holds only a decode without errors, whose warnings already carry
  * their `kanon.yaml:LINE:COL`. A message about a decoded value (validate.ts) still gets its position
- * from a full parse (decode.ts locator), made only then. Small files are not cached: below
- * MIN_CACHED their parse costs no more than the cache's file operations.
+ * from a full parse (decode.ts locator), made only then.
+ *
+ * A kanon.yaml under MIN_CACHED is not cached, so that a command on a small home writes no file it
+ * did not write before (in-process tests check that HOME stays as it was). Caching it too would save
+ * a `diff` of the example home 9% of its instructions (valgrind, Node 20.20: 245 M -> 223 M), once
+ * the tests keep caches outside their HOME.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import type { Decoded } from "./decode.js";
 
 // Loaded on first use: a command on a small kanon.yaml does not load them (node:v8 alone costs about
@@ -79,7 +84,7 @@ const HEADER = 8;
 
 function readEntry(path: string): Entry | null {
   try {
-    const file = readFileSync(path);
+    const file = readBounded(path, { limit: READ_LIMIT.home }).bytes;
     const data = file.subarray(HEADER);
     if (file.length < HEADER || file.readUInt32LE(4) !== data.length || file.readUInt32LE(0) !== crc32(data))
       return null;
