@@ -1,11 +1,13 @@
 /**
  * The decode of a large kanon.yaml kept between runs, per user ($XDG_CACHE_HOME/kanon/yaml, 0700,
  * files 0600), so that a command on an unchanged home skips the YAML library. Its cold parse of the
- * 142 KB kanon.yaml of `npm run bench` (a large home) takes about a third of a `render`'s CPU time:
+ * 142 KB kanon.yaml of `npm run bench` (a large home) is a quarter of a `render`'s CPU profile, and
+ * half of its instructions with the garbage it leaves and V8 compiling the library on other threads:
  * V8 runs the library's lexer and parser interpreted for most of it (the same parse is several times
- * faster in a process that has parsed before). Measured on that home (CPU user+sys, medians of 7
- * runs, Node 20.20, 2 busy cores): render 1,469 -> 789 ms, diff 1,426 -> 954 ms (fewer objects for
- * the garbage collector too).
+ * faster in a process that has parsed before). Measured on that home, Node 20.20, with an entry:
+ * render 3,881 M -> 1,937 M instructions (valgrind), CPU 1,673 -> 889 ms (user+sys, median of 7
+ * paired runs on 2 busy cores); diff 4,483 M -> 2,800 M, CPU 2,083 -> 1,354 ms. A run that makes
+ * the entry costs what a run without the cache does.
  *
  * An entry is used only for the very text it was made from (compared whole, not by a hash), by the
  * same build of kanon and Node; it holds only a decode without errors, whose warnings already carry
