@@ -3,8 +3,9 @@
 //   kanon-cli.js   every command, one CommonJS bundle (a module loaded with import() runs its top level
 //                  when first imported: esbuild wraps it)
 //   kanon-ui.mjs   kanon ui's terminal UI (Ink, React), loaded by import() from kanon ui only (in
-//                  kanon-ui.cjs); an ES module because Ink's layout engine loads with a top-level await.
-//                  It carries its own copy of the kanon modules it uses.
+//                  kanon-ui.cjs); an ES module because Ink has top-level awaits (for React's devtools).
+//                  It holds no kanon module but its model and view: the command hands it the CLI
+//                  bundle's (src/cli/ui/host.ts).
 //   kanon-docs.mjs `npm run docs` (not part of the package's commands)
 import { createHash } from "node:crypto";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";

@@ -21,6 +21,17 @@ export interface Item {
   conflict?: string;
 }
 
+/** A row as the list needs it, from a reviewed change (which carries more: its diff, its basis). */
+export function itemOf(r: Item): Item {
+  return {
+    path: r.path,
+    agent: r.agent,
+    action: r.action,
+    ...(r.attention !== undefined ? { attention: r.attention } : {}),
+    ...(r.conflict !== undefined ? { conflict: r.conflict } : {}),
+  };
+}
+
 export interface AgentRow {
   id: string;
   /** Rendered by this run (`--agent`); the others are listed as inactive. */
