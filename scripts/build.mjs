@@ -8,7 +8,8 @@
 //                  bundle's (src/cli/ui/host.ts).
 //   kanon-docs.mjs `npm run docs` (not part of the package's commands)
 import { createHash } from "node:crypto";
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { rawText } from "./esbuild-text.mjs";
@@ -17,13 +18,13 @@ await rm("dist", { recursive: true, force: true });
 await mkdir("dist");
 const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
 // A digest of what a build is made from (src/ and the locked dependencies): data kanon derives and
-// keeps between runs (source/yaml-cache.ts) belongs to one build.
+// keeps between runs (source/yaml-cache.ts) belongs to one build. Synchronous reads: ~30 ms of CPU.
 const sources = createHash("sha256");
-for (const f of [
-  "package-lock.json",
-  ...(await readdir("src", { recursive: true })).sort().map((f) => `src/${f}`),
-])
-  sources.update(`${f}\0`).update(await readFile(f).catch(() => ""));
+const sourceFiles = readdirSync("src", { recursive: true, withFileTypes: true })
+  .filter((e) => e.isFile())
+  .map((e) => join(e.parentPath, e.name))
+  .sort();
+for (const f of ["package-lock.json", ...sourceFiles]) sources.update(`${f}\0`).update(readFileSync(f));
 
 const common = {
   bundle: true,
