@@ -10,7 +10,7 @@ import { buildProgram } from "./program.js";
 
 export async function main(argv: string[], io: Io): Promise<number> {
   try {
-    const { program, exitStatus } = buildProgram(io);
+    const { program, exitStatus } = buildProgram(io, argv);
     await program.parseAsync(argv, { from: "user" });
     return exitStatus();
   } catch (e) {
