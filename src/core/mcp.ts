@@ -8,7 +8,7 @@
  */
 import type { McpServer } from "../model/config.js";
 import { ENV_REF, envValue, expandEnv } from "../model/env.js";
-import { type Agent, MCP_FIELDS } from "../model/manifest.js";
+import { type Agent, MCP_FIELDS, type McpFieldName } from "../model/manifest.js";
 import { literalVariables } from "./mcp-variables.js";
 
 export interface McpDecision {
@@ -158,4 +158,24 @@ export function decideServer(
   if (d.translations.length + d.notes.length + d.left.length + d.resolved.length > 0)
     d.outcome = "translated";
   return d;
+}
+
+/**
+ * Per MCP field, a sentence naming the agents that write it (as is or translated), from the
+ * manifests: `kanon schema`'s help text for the field, so that it names no agent by hand.
+ */
+export function mcpFieldAgents(agents: readonly Agent[]): Record<McpFieldName, string> {
+  const written = {} as Record<McpFieldName, string>;
+  for (const field of MCP_FIELDS) {
+    const names = agents
+      .filter((a) => ["native", "translated"].includes(a.manifest.mcp.fields[field].support))
+      .map((a) => a.manifest.displayName);
+    written[field] =
+      names.length === agents.length
+        ? "Written for every agent."
+        : names.length === 0
+          ? "Written for no agent."
+          : `Written for ${names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0]} only.`;
+  }
+  return written;
 }

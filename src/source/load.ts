@@ -56,7 +56,7 @@ export function conflictError(where: string): KanonError {
 export class ConfigMissingError extends KanonError {}
 
 let cachedSchema: Schema | undefined;
-export function configSchema(agentIds: readonly string[]): Schema {
+function configSchema(agentIds: readonly string[]): Schema {
   cachedSchema ??= kanonSchema(
     [...agentIds],
     NEUTRAL_EVENTS.map((e) => e.name),

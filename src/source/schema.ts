@@ -6,6 +6,8 @@
  * coercions (any scalar into a string field, yes/no into booleans).
  */
 
+import type { McpFieldName } from "../model/manifest.js";
+
 export type Schema =
   | { kind: "string"; description?: string; examples?: string[]; enum?: string[] }
   | { kind: "int"; description?: string; minimum?: number; maximum?: number }
@@ -50,46 +52,64 @@ function targets(agentIds: string[]): Schema {
   );
 }
 
-/** An MCP server's fields (and an override's, which may replace any of them for one agent). */
-const server: Record<string, Schema> = {
-  type: str("Claude transport type (default http with url, else stdio)."),
-  command: str("Command of a stdio server."),
-  args: list(str(), "Arguments of the command."),
-  env: map(
-    str(),
-    "Environment for the server; values may use ${VAR} or ${VAR:-default}, and ${secret:NAME} for a value in this machine's secret store (kanon secret set NAME).",
-  ),
-  env_vars: list(str(), "Codex: environment variable names to forward."),
-  url: str("URL of a remote (streamable HTTP) server."),
-  headers: map(str(), "HTTP headers; values may use ${secret:NAME}."),
-  env_headers: map(str(), "HTTP header → environment variable holding its value."),
-  bearer_token_env_var: str("Codex and OpenCode: environment variable holding a bearer token."),
-  startup_timeout_sec: int("Startup timeout in seconds."),
-  tool_timeout_sec: int("Codex: tool call timeout in seconds."),
-  enabled_tools: list(str(), "Codex: tools to enable."),
-  disabled_tools: list(str(), "Codex: tools to disable."),
-  default_approval: str(
-    "Codex: default tool approval mode (auto, prompt, writes or approve), written as default_tools_approval_mode.",
-  ),
-  tools: map(
-    obj({
-      description: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
-      approval: str("Codex: this tool's approval mode, written as tools.<tool>.approval_mode."),
-      approval_prompt: str("Accepted for the Go original; Codex ignores it, so it is not rendered."),
-    }),
-    "Codex: per-tool settings.",
-  ),
-  opencode_enabled: bool("OpenCode's own enabled flag."),
-};
+/**
+ * An MCP server's fields (and an override's, which may replace any of them for one agent). Their
+ * descriptions say what a field means; `written` adds, per field, which agents write it, from the
+ * manifests (core/mcp.ts `mcpFieldAgents`), so that no agent is named here.
+ */
+function serverFields(written: Partial<Record<McpFieldName, string>>): Record<string, Schema> {
+  const d = (field: McpFieldName, text: string) => (written[field] ? `${text} ${written[field]}` : text);
+  return {
+    type: str(d("type", "Transport: stdio, http or sse (default http with url, else stdio).")),
+    command: str(d("command", "Command of a stdio server.")),
+    args: list(str(), d("args", "Arguments of the command.")),
+    env: map(
+      str(),
+      d(
+        "env",
+        "Environment for the server; values may use ${VAR} or ${VAR:-default}, and ${secret:NAME} for a value in this machine's secret store (kanon secret set NAME).",
+      ),
+    ),
+    env_vars: list(str(), d("env_vars", "Names of environment variables forwarded to the server.")),
+    url: str(d("url", "URL of a remote (streamable HTTP) server.")),
+    headers: map(str(), d("headers", "HTTP headers; values may use ${secret:NAME}.")),
+    env_headers: map(str(), d("env_headers", "HTTP header → environment variable holding its value.")),
+    bearer_token_env_var: str(
+      d("bearer_token_env_var", "Environment variable holding a bearer token for the server."),
+    ),
+    startup_timeout_sec: int(d("startup_timeout_sec", "Startup timeout in seconds.")),
+    tool_timeout_sec: int(d("tool_timeout_sec", "Tool call timeout in seconds.")),
+    enabled_tools: list(str(), d("enabled_tools", "The server's tools to enable (the others are not).")),
+    disabled_tools: list(str(), d("disabled_tools", "The server's tools to disable.")),
+    default_approval: str(
+      d("default_approval", "Default approval mode of the server's tools (auto, prompt, writes or approve)."),
+    ),
+    tools: map(
+      obj({
+        description: str("Accepted for the Go original; not rendered (no agent reads it)."),
+        approval: str("This tool's approval mode."),
+        approval_prompt: str("Accepted for the Go original; not rendered (no agent reads it)."),
+      }),
+      d("tools", "Per-tool settings."),
+    ),
+    opencode_enabled: bool(d("opencode_enabled", "OpenCode's own enabled switch for the server.")),
+  };
+}
 
 /**
- * kanon.yaml's schema, with the agents and hook events of the registry filled in. Long because it is
+ * kanon.yaml's schema, with the agents and hook events of the registry filled in (and, for `kanon
+ * schema`'s help text, which agents write each MCP field). Long because it is
  * one declarative table, field for field in kanon.yaml's order: read whole, it shows the file's
  * shape the way the file itself does; split up, a reader would jump between pieces to see one
  * entry. Apart from it: the MCP server fields (overrides repeat them) and the continuity sections.
  */
-export function kanonSchema(agentIds: string[], hookEvents: string[]): Schema {
+export function kanonSchema(
+  agentIds: string[],
+  hookEvents: string[],
+  written: Partial<Record<McpFieldName, string>> = {},
+): Schema {
   const t = targets(agentIds);
+  const server = serverFields(written);
   return {
     kind: "object",
     title: "kanon.yaml",

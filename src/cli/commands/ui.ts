@@ -3,6 +3,7 @@ import { selectAgents } from "../../agents/index.js";
 import { checkMachineFlags, type MachineFlags } from "../../import/machine.js";
 import { KanonError } from "../../model/types.js";
 import type { GlobalFlags, Io } from "../context.js";
+import { uiHost } from "../ui/host.js";
 
 export async function uiCommand(
   flags: GlobalFlags,
@@ -17,6 +18,7 @@ export async function uiCommand(
   selectAgents(flags.agent);
   // Import mode's flags are checked in either mode: `m` switches to it.
   checkMachineFlags(opts);
+  const host = uiHost(flags, opts, io);
   const { runUi } = await import("../ui/app.js");
-  await runUi(flags, { mode, dryRun: !!opts.dryRun, machine: opts }, io);
+  await runUi(host, { mode, dryRun: !!opts.dryRun }, io);
 }

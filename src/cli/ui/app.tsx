@@ -1,56 +1,46 @@
 /**
  * The edge of `kanon ui`: mounts the view with Ink on the alternate screen, turns key presses into
- * model events and runs the model's effects (plan, apply, git). Loaded only by `kanon ui`, so Ink and
- * React stay out of every other command's start-up.
+ * model events and runs the model's effects (plan, apply, git) through the host the command made
+ * (host.ts). Loaded only by `kanon ui`, so Ink and React stay out of every other command's start-up;
+ * it imports no kanon module but the model and the view (the host brings the rest).
  */
-import { Writable } from "node:stream";
 import ansiEscapes from "ansi-escapes";
 import { type Key as InkKey, render, useApp, useInput, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
-import type { MachineFlags } from "../../import/machine.js";
-import { type GlobalFlags, type Io, references } from "../context.js";
-import { branchState, git } from "../home-git.js";
-import { pathsOf } from "../pipeline.js";
-import { secretsToPush } from "../push-guard.js";
-import { type PaneLine, paneLines } from "./diff-pane.js";
+import type { Io } from "../context.js";
+import type { PaneLine } from "./diff-pane.js";
+import type { UiHost } from "./host.js";
 import {
   type Effect,
   type Event,
   type Item,
   initialState,
+  itemOf,
   type Key,
   type Mode,
-  type SourceState,
   type State,
   startEffects,
   update,
 } from "./model.js";
-import { agentRows, applyReviewer, importReviewer, itemOf, type Review, type Reviewer } from "./review.js";
+import type { Review } from "./review.js";
 import { layout, Screen } from "./view.js";
 
 export interface UiOptions {
   mode: Mode;
   dryRun: boolean;
-  /** How import mode reads this machine. */
-  machine: MachineFlags;
 }
 
-export async function runUi(flags: GlobalFlags, options: UiOptions, io: Io): Promise<void> {
+export async function runUi(host: UiHost, options: UiOptions, io: Io): Promise<void> {
   const stdout = io.stdout as NodeJS.WriteStream;
-  const reviewers: Record<Mode, Reviewer> = {
-    apply: applyReviewer(flags, io),
-    import: importReviewer(flags, options.machine, io),
-  };
-  const home = pathsOf(flags, io).home;
   const initial = initialState({
     mode: options.mode,
     dryRun: options.dryRun,
     userHome: io.userHome,
-    agents: agentRows(flags.agent),
+    agents: host.agents,
   });
   stdout.write(ansiEscapes.enterAlternativeScreen);
   try {
-    const session = new Session(initial, reviewers, home, quietGitIo(io), {
+    const session = new Session(initial, host, {
       width: stdout.columns || 80,
       height: stdout.rows || 24,
     });
@@ -109,10 +99,7 @@ export class Session {
 
   constructor(
     initial: State,
-    private readonly reviewers: Record<Mode, Reviewer>,
-    private readonly home: string,
-    /** For git: its stderr is not the terminal, so git never prompts over the screen. */
-    private readonly io: Io,
+    private readonly host: UiHost,
     size: { width: number; height: number },
   ) {
     this.state = initial;
@@ -143,13 +130,7 @@ export class Session {
     const cached = this.diffs.get(item.path);
     if (cached) return cached;
     const source = this.review?.changes.find((c) => c.path === item.path);
-    // Values from the secret store show as their references, as in kanon diff.
-    const lines = source
-      ? source
-          .parts()
-          .flatMap(paneLines)
-          .map((l) => ({ ...l, text: references(this.io, l.text) }))
-      : [];
+    const lines = source ? this.host.diffLines(source) : [];
     this.diffs.set(item.path, lines);
     return lines;
   };
@@ -179,7 +160,7 @@ export class Session {
         // Let the loading screen paint before planning (which reads every destination file).
         await new Promise((r) => setImmediate(r));
         try {
-          const r = await this.reviewers[effect.mode].load();
+          const r = await this.host.reviewers[effect.mode].load();
           this.review = r;
           this.diffs.clear();
           const warned = r.warnings.length ? `${r.warnings.length} warning(s): ${r.warnings[0]}` : undefined;
@@ -197,7 +178,7 @@ export class Session {
         return;
       case "apply":
         try {
-          const r = await this.reviewers[effect.mode].apply(
+          const r = await this.host.reviewers[effect.mode].apply(
             this.review?.changes ?? [],
             effect.paths,
             effect.dryRun,
@@ -212,32 +193,11 @@ export class Session {
           this.dispatch({ type: "failed", message: (e as Error).message });
         }
         return;
-      case "git": {
-        const args = effect.op === "pull" ? ["pull", "--ff-only"] : ["push"];
-        if (effect.op === "push") {
-          // As kanon push: what would leave is scanned first.
-          const findings = await secretsToPush(this.home, this.io).catch(() => []);
-          if (findings.length > 0) {
-            this.dispatch({
-              type: "git-failed",
-              message: `not pushed: a plaintext secret at ${findings.map((f) => f.where).join(", ")}; kanon push names it and the ways forward`,
-            });
-            return;
-          }
-        }
-        const r = await git(["-C", this.home, ...args], { io: this.io });
-        this.dispatch(
-          r.failure === null
-            ? { type: "git-done", op: effect.op, output: r.output }
-            : {
-                type: "git-failed",
-                message: `git [${args.join(" ")}]: ${r.failure}${firstLine(r.output) ? `: ${firstLine(r.output)}` : ""}`,
-              },
-        );
+      case "git":
+        this.dispatch(await this.host.git(effect.op));
         return;
-      }
       case "source":
-        this.dispatch({ type: "source", source: await sourceState(this.home, this.io) });
+        this.dispatch({ type: "source", source: await this.host.source() });
         return;
     }
   }
@@ -267,25 +227,4 @@ function App(props: { session: Session; colors: boolean }) {
     for (const name of keyNames(input, key)) session.dispatch({ type: "key", key: name });
   });
   return <Screen state={state} width={width} height={height} colors={props.colors} diff={session.diff} />;
-}
-
-async function sourceState(home: string, io: Io): Promise<SourceState> {
-  const s = await branchState(home, io);
-  if ("error" in s) return { kind: "unavailable" };
-  return s.changes.length === 0 ? { kind: "clean" } : { kind: "dirty", short: s.changes.join("\n") };
-}
-
-function firstLine(output: string): string {
-  return (
-    output
-      .split("\n")
-      .map((l) => l.trim())
-      .find((l) => l !== "") ?? ""
-  );
-}
-
-/** The Io git runs with: output captured, never a terminal (no prompts drawn over the screen). */
-function quietGitIo(io: Io): Io {
-  const stderr = new Writable({ write: (_c, _e, done) => done() });
-  return { ...io, stderr };
 }

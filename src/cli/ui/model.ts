@@ -21,6 +21,17 @@ export interface Item {
   conflict?: string;
 }
 
+/** A row as the list needs it, from a reviewed change (which carries more: its diff, its basis). */
+export function itemOf(r: Item): Item {
+  return {
+    path: r.path,
+    agent: r.agent,
+    action: r.action,
+    ...(r.attention !== undefined ? { attention: r.attention } : {}),
+    ...(r.conflict !== undefined ? { conflict: r.conflict } : {}),
+  };
+}
+
 export interface AgentRow {
   id: string;
   /** Rendered by this run (`--agent`); the others are listed as inactive. */
@@ -118,10 +129,16 @@ export function initialState(options: {
   };
 }
 
-/** The first effects: load the plan and the source's git state. */
+/**
+ * The first effect: load the plan. The source's git state is read once the change list is up (the
+ * "loaded" or "failed" event), so that starting git does not delay it.
+ */
 export function startEffects(state: State): Effect[] {
-  return [{ type: "load", mode: state.mode }, { type: "source" }];
+  return [{ type: "load", mode: state.mode }];
 }
+
+/** The source's git state, after the first load: before it, the source panel shows "loading…". */
+const firstSource = (state: State): Effect[] => (state.source.kind === "loading" ? [{ type: "source" }] : []);
 
 /** `~/…` for paths inside the user's home (and only inside: `/home/u2` is not under `/home/u`). */
 export function displayPath(path: string, userHome: string): string {
@@ -190,7 +207,7 @@ export function update(state: State, event: Event, ctx: Context): [State, Effect
         error: "",
         diffScroll: 0,
       };
-      return [{ ...next, cursor: clamp(state.cursor, visibleItems(next).length) }, []];
+      return [{ ...next, cursor: clamp(state.cursor, visibleItems(next).length) }, firstSource(state)];
     }
     case "source":
       return [{ ...state, source: event.source }, []];
@@ -221,7 +238,7 @@ export function update(state: State, event: Event, ctx: Context): [State, Effect
     case "git-failed":
       return [{ ...state, phase: "ready", status: `error: ${event.message}` }, [{ type: "source" }]];
     case "failed":
-      return [{ ...state, phase: "error", error: event.message, status: "" }, []];
+      return [{ ...state, phase: "error", error: event.message, status: "" }, firstSource(state)];
   }
 }
 

@@ -17,7 +17,7 @@ import { ConfigMissingError, type LoadedConfig, loadConfig } from "../../source/
 import type { GlobalFlags, Io } from "../context.js";
 import { loadPlan, machineOf, pathsOf, rootOf, scopeOf, stateDirOf } from "../pipeline.js";
 import type { DiffSource } from "./diff-pane.js";
-import { type AgentRow, displayPath, type Item, type Mode } from "./model.js";
+import { type AgentRow, displayPath, type Mode } from "./model.js";
 
 /** A change as it was reviewed: what the diff pane showed, and whether it can be applied. */
 export interface Reviewed {
@@ -51,16 +51,6 @@ export interface Reviewer {
   load(): Promise<Review>;
   /** Plan again, check the selection against `reviewed`, write it (unless dry-run). */
   apply(reviewed: readonly Reviewed[], paths: readonly string[], dryRun: boolean): Promise<Applied>;
-}
-
-export function itemOf(r: Reviewed): Item {
-  return {
-    path: r.path,
-    agent: r.agent,
-    action: r.action,
-    ...(r.attention !== undefined ? { attention: r.attention } : {}),
-    ...(r.conflict !== undefined ? { conflict: r.conflict } : {}),
-  };
 }
 
 const same = (a: Basis | undefined, b: Basis | undefined) =>

@@ -54,9 +54,9 @@ const ready = (mode: "apply" | "import" = "apply", dryRun = false) =>
 const paths = (s: State) => selectedItems(s).map((i) => i.path);
 
 describe("loading", () => {
-  it("starts by loading the plan and the source's git state, and takes only quit meanwhile", () => {
+  it("starts by loading the plan, and takes only quit meanwhile", () => {
     const s = initialState({ mode: "apply", dryRun: false, userHome: HOME, agents });
-    expect(startEffects(s)).toEqual([{ type: "load", mode: "apply" }, { type: "source" }]);
+    expect(startEffects(s)).toEqual([{ type: "load", mode: "apply" }]);
     expect(run(s, "a")).toEqual([s, []]);
     expect(run(s, " ")[0].selected.size).toBe(0);
     expect(run(s, "q")[1]).toEqual([{ type: "quit" }]);
