@@ -8,12 +8,22 @@
 // names what did.
 import { spawn } from "node:child_process";
 
+// tsc, depcruise and knip keep what they found between runs under node_modules/.cache (each
+// re-reads every file and redoes the work of those that changed; a fresh clone starts without it).
+// CPU time (user+sys) of each without -> with a cache from the run before, nothing changed, on this
+// 2-core machine under load: tsc 17.0 -> 6.7 s, depcruise 3.9 -> 2.2 s, knip 4.6 -> 1.4 s, knip
+// --production 3.0 -> 1.3 s; together 28.5 -> 11.6 s of the ~30 s the checks took beside vitest.
+const CACHE = "node_modules/.cache/kanon-checks";
 const CHECKS = [
-  ["typecheck", "tsc", ["--noEmit", "-p", "."]],
+  [
+    "typecheck",
+    "tsc",
+    ["--noEmit", "-p", ".", "--incremental", "--tsBuildInfoFile", `${CACHE}/tsc.tsbuildinfo`],
+  ],
   ["lint", "biome", ["check", "."]],
-  ["deps", "depcruise", ["src", "--config", ".dependency-cruiser.mjs"]],
-  ["dead", "knip", []],
-  ["dead --production", "knip", ["--production"]],
+  ["deps", "depcruise", ["src", "--config", ".dependency-cruiser.mjs", "--cache", `${CACHE}/depcruise`]],
+  ["dead", "knip", ["--cache", "--cache-location", `${CACHE}/knip`]],
+  ["dead --production", "knip", ["--production", "--cache", "--cache-location", `${CACHE}/knip-production`]],
 ];
 
 const dash = process.argv.indexOf("--");

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo } from "../providers/helpers.js";
@@ -28,11 +28,14 @@ const NOT_PULLED =
   "new or changed hook(s), MCP server(s), script(s) or outside read(s) came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked\n";
 const head = () => git(home, "rev-parse", "HEAD");
 
-// Each test starts with a remote holding BASE and someone else's clone of it: built once, put back
-// before each test (restoredSandbox).
-const machine = restoredSandbox(() => {
+// Each test starts with a remote holding BASE, someone else's clone of it, and this machine's home
+// cloned from it and applied (kanon init <remote>, kanon apply): built once, put back before each test
+// (restoredSandbox). The tests of a machine that has not cloned it yet empty $HOME first (fresh()).
+const machine = restoredSandbox(async () => {
   someoneElse.create();
   push(BASE);
+  expect((await k("init", remote)).status).toBe(0);
+  expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
 });
 const remote = join(machine.work, "remote.git");
 /** Someone else: a second clone that commits and pushes. */
@@ -42,6 +45,12 @@ const { git } = someoneElse;
 const push = (yaml: string, files: Record<string, string> = {}) =>
   someoneElse.push({ "kanon.yaml": yaml, ...files });
 const k = (...args: string[]) => machine.run(["--home", home, ...args]);
+/** A machine that has not cloned the home: an empty $HOME (the remote and the other clone stay). */
+const fresh = () => {
+  rmSync(machine.home, { recursive: true, force: true });
+  mkdirSync(machine.home);
+};
+home = join(machine.home, ".config", "kanon");
 beforeEach(() => {
   home = join(machine.home, ".config", "kanon");
 });
@@ -52,6 +61,8 @@ afterEach(() => {
 afterAll(cleanupTemp);
 
 describe("a cloned home", () => {
+  beforeEach(fresh);
+
   it("is not applied with --yes alone without a terminal: its hooks are listed, one line says how to go on", async () => {
     expect((await k("init", remote)).status).toBe(0);
     const r = await k("apply", "--yes");
@@ -69,11 +80,6 @@ describe("a cloned home", () => {
 });
 
 describe("kanon update --yes", () => {
-  beforeEach(async () => {
-    expect((await k("init", remote)).status).toBe(0);
-    expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
-  });
-
   it("refuses a hook someone else pushed, listing it; nothing is written; --trust-hooks applies it", async () => {
     const before = settingsText();
     push(WITH_EVIL);
@@ -214,11 +220,6 @@ describe("kanon update --yes", () => {
 });
 
 describe("kanon apply", () => {
-  beforeEach(async () => {
-    expect((await k("init", remote)).status).toBe(0);
-    expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
-  });
-
   it("after kanon pull asks about what the pull brought", async () => {
     push(WITH_EVIL);
     expect((await k("pull")).status).toBe(0);
@@ -248,6 +249,8 @@ describe("kanon apply", () => {
 });
 
 describe("a git skill provider", () => {
+  beforeEach(fresh);
+
   it("whose skill declares hooks in its front matter is asked about, whatever the home's history", async () => {
     const repo = createRepo({
       "review/SKILL.md": `---\nname: review\ndescription: r\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: "${EVIL}"}\n---\nReview.\n`,

@@ -49,6 +49,11 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** The working directory (`work` by default). */
   cwd?: string;
+  /**
+   * stdout and stderr are a terminal's (isTTY, 100 columns; stdin stays a pipe): what kanon decides
+   * from them, as progress lines, without starting the binary under script(1).
+   */
+  terminal?: boolean;
 }
 
 /**
@@ -83,9 +88,14 @@ export function sandboxEnv(home: string, extra: Record<string, string | undefine
   return env;
 }
 
-/** Collects what is written to it, as text. */
+/** Collects what is written to it, as text; a terminal's stream when `isTTY`. */
 class Capture extends Writable {
   text = "";
+  readonly columns: number | undefined;
+  constructor(readonly isTTY = false) {
+    super();
+    this.columns = isTTY ? 100 : undefined;
+  }
   override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
     this.text += chunk.toString();
     done();
@@ -99,10 +109,16 @@ class Capture extends Writable {
  */
 export async function runKanon(
   args: string[],
-  options: { home: string; cwd: string; input?: string; env?: Record<string, string | undefined> },
+  options: {
+    home: string;
+    cwd: string;
+    input?: string;
+    env?: Record<string, string | undefined>;
+    terminal?: boolean;
+  },
 ): Promise<Run> {
-  const stdout = new Capture();
-  const stderr = new Capture();
+  const stdout = new Capture(options.terminal);
+  const stderr = new Capture(options.terminal);
   const stdin = new Readable({ read() {} });
   if (options.input) stdin.push(options.input);
   stdin.push(null);
