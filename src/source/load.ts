@@ -9,6 +9,7 @@ import { conflictMarkerLine } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import { decodeYaml } from "./decode.js";
 import { kanonSchema, type Schema } from "./schema.js";
+import { cachedDecode } from "./yaml-cache.js";
 
 /** `~` and `~/…` expand to the user's home. */
 export function expandTilde(p: string, userHome: string): string {
@@ -64,7 +65,15 @@ function configSchema(agentIds: readonly string[]): Schema {
   return cachedSchema;
 }
 
-export async function loadConfig(paths: Paths, agentIds: readonly string[]): Promise<LoadedConfig> {
+/**
+ * kanon.yaml read, decoded and normalized. `cacheDir`: where the decode of a large kanon.yaml is kept
+ * between runs (yaml-cache.ts); without it, every run decodes.
+ */
+export async function loadConfig(
+  paths: Paths,
+  agentIds: readonly string[],
+  options: { cacheDir?: string } = {},
+): Promise<LoadedConfig> {
   let bytes: Buffer;
   try {
     bytes = readBounded(paths.config, { limit: READ_LIMIT.home }).bytes;
@@ -99,7 +108,9 @@ export async function loadConfig(paths: Paths, agentIds: readonly string[]): Pro
   }
   const conflict = conflictMarkerLine(text);
   if (conflict !== null) throw conflictError(`${label}:${conflict}`);
-  const decoded = decodeYaml(text, label, configSchema(agentIds));
+  const decoded = cachedDecode(text, { config: paths.config, label }, options.cacheDir, () =>
+    decodeYaml(text, label, configSchema(agentIds)),
+  );
   if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
   return {
     paths,

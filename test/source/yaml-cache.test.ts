@@ -1,0 +1,131 @@
+/** The decode of a large kanon.yaml kept between runs (source/yaml-cache.ts). */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type Decoded, decodeYaml } from "../../src/source/decode.js";
+import { kanonSchema } from "../../src/source/schema.js";
+import { cachedDecode, MIN_CACHED } from "../../src/source/yaml-cache.js";
+import { sandboxPerTest } from "../support/cli.js";
+
+const schema = kanonSchema(["codex", "claude"], ["Stop"]);
+
+/** A valid kanon.yaml of about `bytes` characters (hooks), with `extra` lines at the top. */
+function largeYaml(bytes = MIN_CACHED + 1000, extra = ""): string {
+  let text = `version: 1\n${extra}hooks:\n`;
+  for (let i = 0; text.length < bytes; i++)
+    text += `  - name: hook-${i}\n    event: Stop\n    command: /usr/local/bin/hook-${i % 7}\n    timeout: ${5 + (i % 20)}\n`;
+  return text;
+}
+
+describe("cachedDecode", () => {
+  const s = sandboxPerTest();
+  const where = () => ({ config: join(s.work, "kanon.yaml"), label: "kanon.yaml" });
+  const dir = () => join(s.home, ".cache", "kanon", "yaml");
+  /** cachedDecode, counting the decodes it makes. */
+  const counted = (text: string, w = where()) => {
+    let decodes = 0;
+    const decoded = cachedDecode(text, w, dir(), () => {
+      decodes++;
+      return decodeYaml(text, w.label, schema);
+    });
+    return { decoded, decodes };
+  };
+
+  it("decodes an unchanged large text once: later runs get the same value and warnings from the cache", () => {
+    const text = largeYaml(MIN_CACHED + 1000, "bogus: 1\n");
+    const first = counted(text);
+    expect(first.decodes).toBe(1);
+    expect(first.decoded.warnings).toEqual(['kanon.yaml:2:1: unknown key "bogus" is ignored']);
+    const second = counted(text);
+    expect(second.decodes).toBe(0);
+    expect(second.decoded).toEqual(first.decoded);
+    // Private: the user's folder and file only.
+    expect(statSync(dir()).mode & 0o777).toBe(0o700);
+    const [entry] = readdirSync(dir());
+    expect(statSync(join(dir(), entry!)).mode & 0o777).toBe(0o600);
+  });
+
+  it("keeps values exactly as decoded (negative zero, key order)", () => {
+    const text = largeYaml();
+    const value = { z: -0, a: [1, null, "x"], b: { "": true } };
+    const decode = (): Decoded => ({ value, errors: [], warnings: [] });
+    cachedDecode(text, where(), dir(), decode);
+    const cached = cachedDecode(text, where(), dir(), () => {
+      throw new Error("decoded again");
+    }).value as typeof value;
+    expect(cached).toEqual(value);
+    expect(Object.keys(cached)).toEqual(["z", "a", "b"]);
+    expect(Object.is(cached.z, -0)).toBe(true);
+  });
+
+  it("decodes again when the text, the file or its name in messages changes", () => {
+    const text = largeYaml();
+    counted(text);
+    expect(counted(`${text}# changed\n`).decodes).toBe(1);
+    expect(counted(text, { config: join(s.work, "other.yaml"), label: "kanon.yaml" }).decodes).toBe(1);
+    expect(counted(text, { ...where(), label: "/x/kanon.yaml" }).decodes).toBe(1);
+    // Each file keeps its own entry: the first is still there.
+    expect(counted(text, { config: join(s.work, "other.yaml"), label: "kanon.yaml" }).decodes).toBe(0);
+  });
+
+  it("keeps no decode with errors, and nothing for a small file", () => {
+    const bad = largeYaml(MIN_CACHED + 1000, "agents: 3\n");
+    expect(counted(bad).decoded.errors).toEqual(["kanon.yaml:2:9: agents: expected a list, got number 3"]);
+    expect(counted(bad).decodes).toBe(1);
+    expect(counted("version: 1\n").decodes).toBe(1);
+    expect(counted("version: 1\n").decodes).toBe(1);
+    expect(existsSync(dir()) ? readdirSync(dir()) : []).toEqual([]);
+  });
+
+  it("reads a damaged entry as none, and works without a writable cache", () => {
+    const text = largeYaml();
+    counted(text);
+    const entry = join(dir(), readdirSync(dir())[0]!);
+    const bytes = readFileSync(entry);
+    bytes[bytes.length - 100]! ^= 1;
+    writeFileSync(entry, bytes);
+    expect(counted(text).decodes).toBe(1);
+    expect(counted(text).decodes).toBe(0);
+    writeFileSync(entry, "short");
+    expect(counted(text).decodes).toBe(1);
+    // A file where the cache folder would be: every run decodes, none fails.
+    const blocked = join(s.work, "blocked");
+    writeFileSync(blocked, "");
+    const decode = (): Decoded => decodeYaml(text, "kanon.yaml", schema);
+    expect(cachedDecode(text, where(), join(blocked, "yaml"), decode).errors).toEqual([]);
+  });
+});
+
+describe("kanon on a large home, twice", () => {
+  const s = sandboxPerTest();
+
+  it("prints the same output and messages from the cache, positions included", async () => {
+    s.writeHome(largeYaml(MIN_CACHED + 1000, "bogus: 1\n"));
+    const first = await s.k("render", "--agent", "claude");
+    expect(first.status).toBe(0);
+    expect(first.stderr).toContain('kanon.yaml:2:1: unknown key "bogus" is ignored');
+    expect(readdirSync(join(s.home, ".cache", "kanon", "yaml"))).toHaveLength(1);
+    expect(await s.k("render", "--agent", "claude")).toEqual(first);
+  });
+
+  it("locates a validation error with a full parse when the decode came from the cache", async () => {
+    const text = largeYaml();
+    s.writeHome(text);
+    expect((await s.k("validate")).status).toBe(0);
+    // Same text but for the version: a new entry; its error needs a position, on the run that made
+    // the entry and on the one that reads it.
+    s.writeHome(text.replace("version: 1", "version: 2"));
+    const first = await s.k("validate");
+    expect(first.status).toBe(1);
+    expect(first.stderr).toBe("kanon.yaml:1:10: unsupported version 2\n");
+    expect(await s.k("validate")).toEqual(first);
+  });
+
+  it("follows $XDG_CACHE_HOME when it is absolute", async () => {
+    s.writeHome(largeYaml());
+    const xdg = join(s.work, "xdg");
+    mkdirSync(xdg);
+    expect((await s.run(["--home", s.kh, "validate"], { env: { XDG_CACHE_HOME: xdg } })).status).toBe(0);
+    expect(readdirSync(join(xdg, "kanon", "yaml"))).toHaveLength(1);
+  });
+});
