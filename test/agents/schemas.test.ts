@@ -257,9 +257,11 @@ describe("rendered hook files are valid under the agents' schemas", () => {
 
   it("random homes: every hook file of every agent with a published schema", async () => {
     const checked = await checkRandomHomes(hookArb(knownEvents));
-    // Most random homes give Claude a hook file to check, and many give Codex one.
+    // Most random homes give Claude a hook file to check, and some give Codex one: about 22 of 300
+    // (7%, standard deviation ~4.5), so a floor of 10 failed about once in 200 runs; 3 shows the
+    // schema was exercised and fails by chance about once in a million.
     expect(checked.claude).toBeGreaterThan(150);
-    expect(checked.codex).toBeGreaterThan(10);
+    expect(checked.codex).toBeGreaterThan(2);
   });
 
   it("random homes of command hooks on the neutral events (what Gemini CLI and Kimi Code run)", async () => {
