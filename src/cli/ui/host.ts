@@ -14,7 +14,7 @@ import { branchState, git } from "../home-git.js";
 import { pathsOf } from "../pipeline.js";
 import { secretsToPush } from "../push-guard.js";
 import { type PaneLine, paneLines } from "./diff-pane.js";
-import type { AgentRow, Event, Mode, SourceState } from "./model.js";
+import { type AgentRow, type Event, firstLine, type Mode, type SourceState } from "./model.js";
 import { agentRows, applyReviewer, importReviewer, type Reviewed, type Reviewer } from "./review.js";
 
 export interface UiHost {
@@ -68,15 +68,6 @@ export function uiHost(flags: GlobalFlags, machine: MachineFlags, io: Io): UiHos
       return s.changes.length === 0 ? { kind: "clean" } : { kind: "dirty", short: s.changes.join("\n") };
     },
   };
-}
-
-function firstLine(output: string): string {
-  return (
-    output
-      .split("\n")
-      .map((l) => l.trim())
-      .find((l) => l !== "") ?? ""
-  );
 }
 
 /** The Io git runs with: output captured, never a terminal (no prompts drawn over the screen). */

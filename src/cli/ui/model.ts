@@ -411,7 +411,8 @@ function clamp(index: number, count: number): number {
   return count === 0 ? 0 : Math.min(count - 1, Math.max(0, index));
 }
 
-function firstLine(text: string): string {
+/** The first line of `text` that is not blank, trimmed ("" when none). */
+export function firstLine(text: string): string {
   return (
     text
       .split("\n")
