@@ -19,7 +19,7 @@
  * a `diff` of the example home 9% of its instructions (valgrind, Node 20.20: 245 M -> 223 M), once
  * the tests keep caches outside their HOME.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import type { Decoded } from "./decode.js";
@@ -106,6 +106,8 @@ function writeEntry(dir: string, path: string, entry: Entry): void {
     header.writeUInt32LE(data.length, 4);
     writeFileSync(temp, Buffer.concat([header, data]), { mode: 0o600 });
     renameSync(temp, path);
+    // A killed run's half-written file (a copy of a kanon.yaml) goes, as in the code cache.
+    for (const name of readdirSync(dir)) if (name.endsWith(".tmp")) rmSync(join(dir, name), { force: true });
   } catch {
     // The cache is only a saving: without it (a read-only or full disk) kanon decodes each time.
     try {

@@ -77,6 +77,15 @@ describe("cachedDecode", () => {
     expect(existsSync(dir()) ? readdirSync(dir()) : []).toEqual([]);
   });
 
+  it("removes the half-written file a killed run left when it writes an entry", () => {
+    mkdirSync(dir(), { recursive: true });
+    const left = join(dir(), "0badf00d-node-v20.0.0.v8.4242.tmp");
+    writeFileSync(left, "half");
+    counted(largeYaml());
+    expect(existsSync(left)).toBe(false);
+    expect(readdirSync(dir())).toHaveLength(1);
+  });
+
   it("reads a damaged entry as none, and works without a writable cache", () => {
     const text = largeYaml();
     counted(text);
