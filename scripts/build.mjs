@@ -1,7 +1,8 @@
 // Builds dist/ with esbuild, in one step per output:
 //   kanon.js       the executable (scripts/kanon.cjs): runs the bundle through a code cache per user
 //   kanon-cli.js   every command, one CommonJS bundle (a module loaded with import() runs its top level
-//                  when first imported: esbuild wraps it)
+//                  when first imported: esbuild wraps it), as the function expression CommonJS makes of a
+//                  module: kanon.js compiles it as it is
 //   kanon-ui.mjs   kanon ui's terminal UI (Ink, React), loaded by import() from kanon ui only (in
 //                  kanon-ui.cjs); an ES module because Ink has top-level awaits (for React's devtools).
 //                  It holds no kanon module but its model and view: the command hands it the CLI
@@ -124,6 +125,10 @@ await Promise.all([
     plugins: [...common.plugins, uiChunk],
     // import() of a module outside the bundle (the UI's kanon-ui.cjs) as a require().
     supported: { "dynamic-import": false },
+    // The function CommonJS wraps a module in, written here: the executable compiles the file's text
+    // as read, without making a wrapped copy of it (scripts/kanon.cjs).
+    banner: { js: "(function (exports, require, module, __filename, __dirname) {" },
+    footer: { js: "\n})" },
   }),
   build({
     ...common,

@@ -45,10 +45,11 @@ try {
 } catch {
   // No cache yet (or none readable): this run makes one.
 }
-const script = new Script(
-  `(function (exports, require, module, __filename, __dirname) {${readFileSync(BUNDLE, "utf8")}\n})`,
-  { filename: BUNDLE, cachedData },
-);
+// The bundle is already the function expression CommonJS wraps a module in (the build writes it so):
+// its text is compiled as read, where wrapping it here made a second copy of 663 KB. Measured on a
+// `diff` of the example home (Node 20.20, valgrind median of 5): 4 M fewer instructions, 125 fewer
+// page faults.
+const script = new Script(readFileSync(BUNDLE, "utf8"), { filename: BUNDLE, cachedData });
 if (cachedData === undefined || script.cachedDataRejected) process.once("exit", saveCache);
 script.runInThisContext()(exports, require, module, BUNDLE, __dirname);
 
