@@ -174,10 +174,16 @@ const URL_QUERY =
 
 /**
  * What every line with a secret in it holds (a key word, a token's first characters, a URL's
- * credentials): the lines without (nearly all of a large settings file) are passed over by one test.
+ * credentials), in any case: the lines without (nearly all of a large settings file) are passed over
+ * by one test. The text is lower-cased and tested case-sensitively (any more it lets through, such as
+ * a Kelvin sign lower-cased to `k`, the patterns below decide): V8 compiles this long alternation,
+ * once for its interpreter and once to machine code in every run, at a fraction of the cost of its
+ * `/i` form. Measured on a `diff` of the example home (valgrind, median of 5, Node 20.20):
+ * about 3 M fewer instructions (232 -> 229 M).
  */
-const SUSPECT =
-  /secret|pass(?:word|phrase|wd)|pwd|private_key|credential|api[_-]?key|authorization|cookie|token|sk-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|bearer |basic |:\/\/[^\s"'/]*@|[?&#][^=\s"']*(?:key|sig|code|auth)/i;
+const SUSPECT_LOWER =
+  /secret|pass(?:word|phrase|wd)|pwd|private_key|credential|api[_-]?key|authorization|cookie|token|sk-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|akia|aiza|bearer |basic |:\/\/[^\s"'/]*@|[?&#][^=\s"']*(?:key|sig|code|auth)/;
+const suspect = (text: string) => SUSPECT_LOWER.test(text.toLowerCase());
 
 const unquote = (q: string) => q.slice(1, -1);
 /** A TOML dotted key's last part (`mcp_servers.github.env.GITHUB_TOKEN` → `GITHUB_TOKEN`). */
@@ -189,7 +195,7 @@ const lastKeyPart = (key: string) => key.split(".").filter(Boolean).pop() ?? key
  * a URL. Everything else — keys, layout, references — stays, so the line still reads as it is on disk.
  */
 export function maskSecrets(line: string): string {
-  if (!SUSPECT.test(line) || !/['"]/.test(line)) return line;
+  if (!/['"]/.test(line) || !suspect(line)) return line;
   let out = line.replace(MASK_PAIR, (whole, rawKey: string, sep: string, quoted: string) => {
     const key = /^["']/.test(rawKey) ? unquote(rawKey) : lastKeyPart(rawKey);
     const value = unquote(quoted);
@@ -211,5 +217,5 @@ export function maskSecrets(line: string): string {
 
 /** maskSecrets on every line of a text. */
 export function maskSecretLines(text: string): string {
-  return SUSPECT.test(text) ? text.split("\n").map(maskSecrets).join("\n") : text;
+  return suspect(text) ? text.split("\n").map(maskSecrets).join("\n") : text;
 }
