@@ -1,16 +1,24 @@
-/** The decode of a large kanon.yaml kept between runs (source/yaml-cache.ts). */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+/** The decode of kanon.yaml kept between runs (source/yaml-cache.ts). */
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Decoded, decodeYaml } from "../../src/source/decode.js";
 import { kanonSchema } from "../../src/source/schema.js";
-import { cachedDecode, MIN_CACHED } from "../../src/source/yaml-cache.js";
+import { cachedDecode, STALE_DAYS } from "../../src/source/yaml-cache.js";
 import { sandboxPerTest } from "../support/cli.js";
 
 const schema = kanonSchema(["codex", "claude"], ["Stop"]);
 
 /** A valid kanon.yaml of about `bytes` characters (hooks), with `extra` lines at the top. */
-function largeYaml(bytes = MIN_CACHED + 1000, extra = ""): string {
+function largeYaml(bytes = 40_000, extra = ""): string {
   let text = `version: 1\n${extra}hooks:\n`;
   for (let i = 0; text.length < bytes; i++)
     text += `  - name: hook-${i}\n    event: Stop\n    command: /usr/local/bin/hook-${i % 7}\n    timeout: ${5 + (i % 20)}\n`;
@@ -32,7 +40,7 @@ describe("cachedDecode", () => {
   };
 
   it("decodes an unchanged large text once: later runs get the same value and warnings from the cache", () => {
-    const text = largeYaml(MIN_CACHED + 1000, "bogus: 1\n");
+    const text = largeYaml(40_000, "bogus: 1\n");
     const first = counted(text);
     expect(first.decodes).toBe(1);
     expect(first.decoded.warnings).toEqual(['kanon.yaml:2:1: unknown key "bogus" is ignored']);
@@ -68,13 +76,37 @@ describe("cachedDecode", () => {
     expect(counted(text, { config: join(s.work, "other.yaml"), label: "kanon.yaml" }).decodes).toBe(0);
   });
 
-  it("keeps no decode with errors, and nothing for a small file", () => {
-    const bad = largeYaml(MIN_CACHED + 1000, "agents: 3\n");
+  it("keeps no decode with errors", () => {
+    const bad = largeYaml(40_000, "agents: 3\n");
     expect(counted(bad).decoded.errors).toEqual(["kanon.yaml:2:9: agents: expected a list, got number 3"]);
     expect(counted(bad).decodes).toBe(1);
-    expect(counted("version: 1\n").decodes).toBe(1);
-    expect(counted("version: 1\n").decodes).toBe(1);
     expect(existsSync(dir()) ? readdirSync(dir()) : []).toEqual([]);
+  });
+
+  it("keeps the decode of a small file too", () => {
+    expect(counted("version: 1\n").decodes).toBe(1);
+    expect(counted("version: 1\n").decodes).toBe(0);
+    expect(readdirSync(dir())).toHaveLength(1);
+  });
+
+  it("removes the entries not written for STALE_DAYS when it writes one", () => {
+    const old = { config: join(s.work, "old", "kanon.yaml"), label: "kanon.yaml" };
+    const recent = { config: join(s.work, "recent", "kanon.yaml"), label: "kanon.yaml" };
+    counted("version: 1\n", old);
+    counted("version: 1\n", recent);
+    const [a, b] = readdirSync(dir()).map((n) => join(dir(), n));
+    const day = 24 * 60 * 60;
+    const now = Date.now() / 1000;
+    // One entry a day past the limit, the other a day short of it.
+    const ages = new Map([
+      [a!, now - (STALE_DAYS + 1) * day],
+      [b!, now - (STALE_DAYS - 1) * day],
+    ]);
+    for (const [file, t] of ages) utimesSync(file, t, t);
+    counted("version: 1\n# another\n");
+    expect(existsSync(a!)).toBe(false);
+    expect(existsSync(b!)).toBe(true);
+    expect(readdirSync(dir())).toHaveLength(2);
   });
 
   it("removes the half-written file a killed run left when it writes an entry", () => {
@@ -107,27 +139,29 @@ describe("cachedDecode", () => {
 
 describe("kanon on a large home, twice", () => {
   const s = sandboxPerTest();
+  /** The user's cache folder of a run without XDG_CACHE_HOME: ~/.cache. */
+  const k = (...args: string[]) => s.run(["--home", s.kh, ...args], { env: { XDG_CACHE_HOME: undefined } });
 
   it("prints the same output and messages from the cache, positions included", async () => {
-    s.writeHome(largeYaml(MIN_CACHED + 1000, "bogus: 1\n"));
-    const first = await s.k("render", "--agent", "claude");
+    s.writeHome(largeYaml(40_000, "bogus: 1\n"));
+    const first = await k("render", "--agent", "claude");
     expect(first.status).toBe(0);
     expect(first.stderr).toContain('kanon.yaml:2:1: unknown key "bogus" is ignored');
     expect(readdirSync(join(s.home, ".cache", "kanon", "yaml"))).toHaveLength(1);
-    expect(await s.k("render", "--agent", "claude")).toEqual(first);
+    expect(await k("render", "--agent", "claude")).toEqual(first);
   });
 
   it("locates a validation error with a full parse when the decode came from the cache", async () => {
     const text = largeYaml();
     s.writeHome(text);
-    expect((await s.k("validate")).status).toBe(0);
+    expect((await k("validate")).status).toBe(0);
     // Same text but for the version: a new entry; its error needs a position, on the run that made
     // the entry and on the one that reads it.
     s.writeHome(text.replace("version: 1", "version: 2"));
-    const first = await s.k("validate");
+    const first = await k("validate");
     expect(first.status).toBe(1);
     expect(first.stderr).toBe("kanon.yaml:1:10: unsupported version 2\n");
-    expect(await s.k("validate")).toEqual(first);
+    expect(await k("validate")).toEqual(first);
   });
 
   it("follows $XDG_CACHE_HOME when it is absolute", async () => {
