@@ -15,7 +15,8 @@
  * same build of kanon and Node; it holds only a decode without errors, whose warnings already carry
  * their `kanon.yaml:LINE:COL`. A message about a decoded value (validate.ts) still gets its position
  * from a full parse (decode.ts locator), made only then. One entry per kanon.yaml path and Node
- * version; writing one removes entries not written for STALE_DAYS (a home no longer used).
+ * version; writing one removes, at most once a day, the entries not written for STALE_DAYS (homes
+ * no longer used) and the files a killed run left half written.
  */
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,6 +34,8 @@ const BUILD = typeof __KANON_BUILD__ === "string" ? __KANON_BUILD__ : "source";
 /** An entry not written for this many days goes when another is written. */
 export const STALE_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A file whose time says when the folder was last cleared of stale entries. */
+const SWEPT = ".swept";
 
 /** The entry of the config file at `config` (one per file: a new text replaces it). */
 function entryPath(dir: string, config: string): string {
@@ -104,17 +107,34 @@ function writeEntry(dir: string, path: string, entry: Entry): void {
     header.writeUInt32LE(data.length, 4);
     writeFileSync(temp, Buffer.concat([header, data]), { mode: 0o600 });
     renameSync(temp, path);
-    // A killed run's half-written file (a copy of a kanon.yaml) goes, as in the code cache, and so
-    // do the entries of homes not used for STALE_DAYS.
-    const stale = Date.now() - STALE_DAYS * DAY_MS;
-    for (const name of readdirSync(dir)) {
-      const file = join(dir, name);
-      if (name.endsWith(".tmp") || statSync(file).mtimeMs < stale) rmSync(file, { force: true });
-    }
+    sweep(dir);
   } catch {
     // The cache is only a saving: without it (a read-only or full disk) kanon decodes each time.
     try {
       rmSync(temp, { force: true });
     } catch {}
   }
+}
+
+/**
+ * Removes the entries not written for STALE_DAYS and the half-written files of killed runs (each a
+ * copy of a kanon.yaml, as in the code cache), once a day: a stat of every entry on every write would
+ * cost a machine with many homes (or a test suite) time in proportion to them.
+ */
+function sweep(dir: string): void {
+  const now = Date.now();
+  const marker = join(dir, SWEPT);
+  try {
+    if (now - statSync(marker).mtimeMs < DAY_MS) return;
+  } catch {
+    // Never swept.
+  }
+  const stale = now - STALE_DAYS * DAY_MS;
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    // A file another run removed meanwhile has no time.
+    const written = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? now;
+    if (name !== SWEPT && (name.endsWith(".tmp") || written < stale)) rmSync(file, { force: true });
+  }
+  writeFileSync(marker, "", { mode: 0o600 });
 }

@@ -25,6 +25,9 @@ function largeYaml(bytes = 40_000, extra = ""): string {
   return text;
 }
 
+/** The entries in a cache folder (not the file that says when it was last swept). */
+const entries = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".v8"));
+
 describe("cachedDecode", () => {
   const s = sandboxPerTest();
   const where = () => ({ config: join(s.work, "kanon.yaml"), label: "kanon.yaml" });
@@ -49,7 +52,7 @@ describe("cachedDecode", () => {
     expect(second.decoded).toEqual(first.decoded);
     // Private: the user's folder and file only.
     expect(statSync(dir()).mode & 0o777).toBe(0o700);
-    const [entry] = readdirSync(dir());
+    const [entry] = entries(dir());
     expect(statSync(join(dir(), entry!)).mode & 0o777).toBe(0o600);
   });
 
@@ -86,27 +89,30 @@ describe("cachedDecode", () => {
   it("keeps the decode of a small file too", () => {
     expect(counted("version: 1\n").decodes).toBe(1);
     expect(counted("version: 1\n").decodes).toBe(0);
-    expect(readdirSync(dir())).toHaveLength(1);
+    expect(entries(dir())).toHaveLength(1);
   });
 
-  it("removes the entries not written for STALE_DAYS when it writes one", () => {
+  it("removes the entries not written for STALE_DAYS when it writes one, once a day", () => {
     const old = { config: join(s.work, "old", "kanon.yaml"), label: "kanon.yaml" };
     const recent = { config: join(s.work, "recent", "kanon.yaml"), label: "kanon.yaml" };
     counted("version: 1\n", old);
     counted("version: 1\n", recent);
-    const [a, b] = readdirSync(dir()).map((n) => join(dir(), n));
+    const [a, b] = entries(dir()).map((n) => join(dir(), n));
     const day = 24 * 60 * 60;
     const now = Date.now() / 1000;
+    const age = (file: string, days: number) => utimesSync(file, now - days * day, now - days * day);
     // One entry a day past the limit, the other a day short of it.
-    const ages = new Map([
-      [a!, now - (STALE_DAYS + 1) * day],
-      [b!, now - (STALE_DAYS - 1) * day],
-    ]);
-    for (const [file, t] of ages) utimesSync(file, t, t);
+    age(a!, STALE_DAYS + 1);
+    age(b!, STALE_DAYS - 1);
+    // Swept less than a day ago (by the first write): nothing goes yet.
     counted("version: 1\n# another\n");
+    expect(existsSync(a!)).toBe(true);
+    age(join(dir(), ".swept"), 1.1);
+    counted("version: 1\n# a third\n");
     expect(existsSync(a!)).toBe(false);
     expect(existsSync(b!)).toBe(true);
-    expect(readdirSync(dir())).toHaveLength(2);
+    // b and the entry of where() (the third text replaced the second's).
+    expect(entries(dir())).toHaveLength(2);
   });
 
   it("removes the half-written file a killed run left when it writes an entry", () => {
@@ -115,13 +121,13 @@ describe("cachedDecode", () => {
     writeFileSync(left, "half");
     counted(largeYaml());
     expect(existsSync(left)).toBe(false);
-    expect(readdirSync(dir())).toHaveLength(1);
+    expect(entries(dir())).toHaveLength(1);
   });
 
   it("reads a damaged entry as none, and works without a writable cache", () => {
     const text = largeYaml();
     counted(text);
-    const entry = join(dir(), readdirSync(dir())[0]!);
+    const entry = join(dir(), entries(dir())[0]!);
     const bytes = readFileSync(entry);
     bytes[bytes.length - 100]! ^= 1;
     writeFileSync(entry, bytes);
@@ -147,7 +153,7 @@ describe("kanon on a large home, twice", () => {
     const first = await k("render", "--agent", "claude");
     expect(first.status).toBe(0);
     expect(first.stderr).toContain('kanon.yaml:2:1: unknown key "bogus" is ignored');
-    expect(readdirSync(join(s.home, ".cache", "kanon", "yaml"))).toHaveLength(1);
+    expect(entries(join(s.home, ".cache", "kanon", "yaml"))).toHaveLength(1);
     expect(await k("render", "--agent", "claude")).toEqual(first);
   });
 
@@ -169,6 +175,6 @@ describe("kanon on a large home, twice", () => {
     const xdg = join(s.work, "xdg");
     mkdirSync(xdg);
     expect((await s.run(["--home", s.kh, "validate"], { env: { XDG_CACHE_HOME: xdg } })).status).toBe(0);
-    expect(readdirSync(join(xdg, "kanon", "yaml"))).toHaveLength(1);
+    expect(entries(join(xdg, "kanon", "yaml"))).toHaveLength(1);
   });
 });
