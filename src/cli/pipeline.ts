@@ -103,7 +103,7 @@ export function isRunnerPath(path: string, scope: Scope): boolean {
 }
 
 /**
- * Where the decode of a large kanon.yaml is kept between runs (source/yaml-cache.ts); none when
+ * Where the decode of kanon.yaml is kept between runs (source/yaml-cache.ts); none when
  * neither $XDG_CACHE_HOME nor the user's home is an absolute path.
  */
 function yamlCacheDir(io: Io): string | undefined {

@@ -66,7 +66,7 @@ function configSchema(agentIds: readonly string[]): Schema {
 }
 
 /**
- * kanon.yaml read, decoded and normalized. `cacheDir`: where the decode of a large kanon.yaml is kept
+ * kanon.yaml read, decoded and normalized. `cacheDir`: where the decode of kanon.yaml is kept
  * between runs (yaml-cache.ts); without it, every run decodes.
  */
 export async function loadConfig(

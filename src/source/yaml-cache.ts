@@ -1,31 +1,29 @@
 /**
- * The decode of a large kanon.yaml kept between runs, per user ($XDG_CACHE_HOME/kanon/yaml, 0700,
- * files 0600), so that a command on an unchanged home skips the YAML library. Its cold parse of the
- * 142 KB kanon.yaml of `npm run bench` (a large home) is a quarter of a `render`'s CPU profile, and
- * half of its instructions with the garbage it leaves and V8 compiling the library on other threads:
- * V8 runs the library's lexer and parser interpreted for most of it (the same parse is several times
- * faster in a process that has parsed before). Measured on that home, Node 20.20, with an entry:
- * render 3,881 M -> 1,937 M instructions (valgrind), CPU 1,673 -> 889 ms (user+sys, median of 7
- * paired runs on 2 busy cores); diff 4,483 M -> 2,800 M, CPU 2,083 -> 1,354 ms. A run that makes
- * the entry costs what a run without the cache does.
+ * The decode of kanon.yaml kept between runs, per user ($XDG_CACHE_HOME/kanon/yaml, 0700, files
+ * 0600), so that a command on an unchanged home skips the YAML library. V8 runs the library's lexer
+ * and parser interpreted for most of a run (the same parse is several times faster in a process that
+ * has parsed before), so a cold parse costs far more than its text suggests:
+ * - a small home (the example's 1.3 KB kanon.yaml), `diff` with an entry: 234 M -> 208 M
+ *   instructions on Node 20.20, 236 M -> 213 M on Node 22.23 (valgrind, medians of 5 interleaved
+ *   runs); CPU 3% less (paired runs): most of a small run's time is Node's start and page faults.
+ * - the 142 KB kanon.yaml of `npm run bench` (a large home): render 3,881 M -> 1,937 M instructions
+ *   (valgrind), CPU 1,673 -> 889 ms (user+sys, median of 7 paired runs on 2 busy cores); diff
+ *   4,483 M -> 2,800 M, CPU 2,083 -> 1,354 ms.
+ * A run that makes the entry costs what a run without the cache does (plus writing the entry).
  *
  * An entry is used only for the very text it was made from (compared whole, not by a hash), by the
  * same build of kanon and Node; it holds only a decode without errors, whose warnings already carry
  * their `kanon.yaml:LINE:COL`. A message about a decoded value (validate.ts) still gets its position
- * from a full parse (decode.ts locator), made only then.
- *
- * A kanon.yaml under MIN_CACHED is not cached, so that a command on a small home writes no file it
- * did not write before (in-process tests check that HOME stays as it was). Caching it too would save
- * a `diff` of the example home 9% of its instructions (valgrind, Node 20.20: 245 M -> 223 M), once
- * the tests keep caches outside their HOME.
+ * from a full parse (decode.ts locator), made only then. One entry per kanon.yaml path and Node
+ * version; writing one removes, at most once a day, the entries not written for STALE_DAYS (homes
+ * no longer used) and the files a killed run left half written.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import type { Decoded } from "./decode.js";
 
-// Loaded on first use: a command on a small kanon.yaml does not load them (node:v8 alone costs about
-// 1 ms of CPU, against a small `diff`'s start-up budget).
+// Loaded on first use: only a command that reads kanon.yaml loads them.
 const v8 = () => process.getBuiltinModule("node:v8");
 const crc32 = (data: Uint8Array) => process.getBuiltinModule("node:zlib").crc32(data);
 
@@ -33,8 +31,11 @@ declare const __KANON_BUILD__: string;
 /** A digest of kanon's sources (scripts/build.mjs): a new build of kanon starts with no entries. */
 const BUILD = typeof __KANON_BUILD__ === "string" ? __KANON_BUILD__ : "source";
 
-/** Characters of kanon.yaml from which its decode is cached. */
-export const MIN_CACHED = 32 * 1024;
+/** An entry not written for this many days goes when another is written. */
+export const STALE_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A file whose time says when the folder was last cleared of stale entries. */
+const SWEPT = ".swept";
 
 /** The entry of the config file at `config` (one per file: a new text replaces it). */
 function entryPath(dir: string, config: string): string {
@@ -54,7 +55,7 @@ interface Entry {
 
 /**
  * `decode()` of `text` (the file at `config`, named `label` in messages), or its result from an
- * earlier run. `dir`: the cache folder; without one, or for a small text, decode() as it is.
+ * earlier run. `dir`: the cache folder; without one, decode() as it is.
  */
 export function cachedDecode(
   text: string,
@@ -62,7 +63,7 @@ export function cachedDecode(
   dir: string | undefined,
   decode: () => Decoded,
 ): Decoded {
-  if (dir === undefined || text.length < MIN_CACHED) return decode();
+  if (dir === undefined) return decode();
   const path = entryPath(dir, where.config);
   const known = readEntry(path);
   if (
@@ -106,12 +107,34 @@ function writeEntry(dir: string, path: string, entry: Entry): void {
     header.writeUInt32LE(data.length, 4);
     writeFileSync(temp, Buffer.concat([header, data]), { mode: 0o600 });
     renameSync(temp, path);
-    // A killed run's half-written file (a copy of a kanon.yaml) goes, as in the code cache.
-    for (const name of readdirSync(dir)) if (name.endsWith(".tmp")) rmSync(join(dir, name), { force: true });
+    sweep(dir);
   } catch {
     // The cache is only a saving: without it (a read-only or full disk) kanon decodes each time.
     try {
       rmSync(temp, { force: true });
     } catch {}
   }
+}
+
+/**
+ * Removes the entries not written for STALE_DAYS and the half-written files of killed runs (each a
+ * copy of a kanon.yaml, as in the code cache), once a day: a stat of every entry on every write would
+ * cost a machine with many homes (or a test suite) time in proportion to them.
+ */
+function sweep(dir: string): void {
+  const now = Date.now();
+  const marker = join(dir, SWEPT);
+  try {
+    if (now - statSync(marker).mtimeMs < DAY_MS) return;
+  } catch {
+    // Never swept.
+  }
+  const stale = now - STALE_DAYS * DAY_MS;
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    // A file another run removed meanwhile has no time.
+    const written = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? now;
+    if (name !== SWEPT && (name.endsWith(".tmp") || written < stale)) rmSync(file, { force: true });
+  }
+  writeFileSync(marker, "", { mode: 0o600 });
 }

@@ -10,7 +10,8 @@ import { ROOT, sandboxPerTest } from "../support/cli.js";
 import { builtUiQuits } from "../support/pty.js";
 
 const s = sandboxPerTest();
-const diff = () => s.spawn(["--home", s.kh, "diff"]);
+// No XDG_CACHE_HOME (the suite sets one for every run): the cache goes to ~/.cache, the sandbox's.
+const diff = () => s.spawn(["--home", s.kh, "diff"], { env: { XDG_CACHE_HOME: undefined } });
 const withExample = () => cpSync(join(ROOT, "examples/home"), s.kh, { recursive: true });
 
 /** The folder of the caches (one per installed copy of kanon) and this Node's cache in it. */

@@ -1,21 +1,32 @@
-/** The decode of a large kanon.yaml kept between runs (source/yaml-cache.ts). */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+/** The decode of kanon.yaml kept between runs (source/yaml-cache.ts). */
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Decoded, decodeYaml } from "../../src/source/decode.js";
 import { kanonSchema } from "../../src/source/schema.js";
-import { cachedDecode, MIN_CACHED } from "../../src/source/yaml-cache.js";
+import { cachedDecode, STALE_DAYS } from "../../src/source/yaml-cache.js";
 import { sandboxPerTest } from "../support/cli.js";
 
 const schema = kanonSchema(["codex", "claude"], ["Stop"]);
 
 /** A valid kanon.yaml of about `bytes` characters (hooks), with `extra` lines at the top. */
-function largeYaml(bytes = MIN_CACHED + 1000, extra = ""): string {
+function largeYaml(bytes = 40_000, extra = ""): string {
   let text = `version: 1\n${extra}hooks:\n`;
   for (let i = 0; text.length < bytes; i++)
     text += `  - name: hook-${i}\n    event: Stop\n    command: /usr/local/bin/hook-${i % 7}\n    timeout: ${5 + (i % 20)}\n`;
   return text;
 }
+
+/** The entries in a cache folder (not the file that says when it was last swept). */
+const entries = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".v8"));
 
 describe("cachedDecode", () => {
   const s = sandboxPerTest();
@@ -32,7 +43,7 @@ describe("cachedDecode", () => {
   };
 
   it("decodes an unchanged large text once: later runs get the same value and warnings from the cache", () => {
-    const text = largeYaml(MIN_CACHED + 1000, "bogus: 1\n");
+    const text = largeYaml(40_000, "bogus: 1\n");
     const first = counted(text);
     expect(first.decodes).toBe(1);
     expect(first.decoded.warnings).toEqual(['kanon.yaml:2:1: unknown key "bogus" is ignored']);
@@ -41,7 +52,7 @@ describe("cachedDecode", () => {
     expect(second.decoded).toEqual(first.decoded);
     // Private: the user's folder and file only.
     expect(statSync(dir()).mode & 0o777).toBe(0o700);
-    const [entry] = readdirSync(dir());
+    const [entry] = entries(dir());
     expect(statSync(join(dir(), entry!)).mode & 0o777).toBe(0o600);
   });
 
@@ -68,13 +79,40 @@ describe("cachedDecode", () => {
     expect(counted(text, { config: join(s.work, "other.yaml"), label: "kanon.yaml" }).decodes).toBe(0);
   });
 
-  it("keeps no decode with errors, and nothing for a small file", () => {
-    const bad = largeYaml(MIN_CACHED + 1000, "agents: 3\n");
+  it("keeps no decode with errors", () => {
+    const bad = largeYaml(40_000, "agents: 3\n");
     expect(counted(bad).decoded.errors).toEqual(["kanon.yaml:2:9: agents: expected a list, got number 3"]);
     expect(counted(bad).decodes).toBe(1);
-    expect(counted("version: 1\n").decodes).toBe(1);
-    expect(counted("version: 1\n").decodes).toBe(1);
     expect(existsSync(dir()) ? readdirSync(dir()) : []).toEqual([]);
+  });
+
+  it("keeps the decode of a small file too", () => {
+    expect(counted("version: 1\n").decodes).toBe(1);
+    expect(counted("version: 1\n").decodes).toBe(0);
+    expect(entries(dir())).toHaveLength(1);
+  });
+
+  it("removes the entries not written for STALE_DAYS when it writes one, once a day", () => {
+    const old = { config: join(s.work, "old", "kanon.yaml"), label: "kanon.yaml" };
+    const recent = { config: join(s.work, "recent", "kanon.yaml"), label: "kanon.yaml" };
+    counted("version: 1\n", old);
+    counted("version: 1\n", recent);
+    const [a, b] = entries(dir()).map((n) => join(dir(), n));
+    const day = 24 * 60 * 60;
+    const now = Date.now() / 1000;
+    const age = (file: string, days: number) => utimesSync(file, now - days * day, now - days * day);
+    // One entry a day past the limit, the other a day short of it.
+    age(a!, STALE_DAYS + 1);
+    age(b!, STALE_DAYS - 1);
+    // Swept less than a day ago (by the first write): nothing goes yet.
+    counted("version: 1\n# another\n");
+    expect(existsSync(a!)).toBe(true);
+    age(join(dir(), ".swept"), 1.1);
+    counted("version: 1\n# a third\n");
+    expect(existsSync(a!)).toBe(false);
+    expect(existsSync(b!)).toBe(true);
+    // b and the entry of where() (the third text replaced the second's).
+    expect(entries(dir())).toHaveLength(2);
   });
 
   it("removes the half-written file a killed run left when it writes an entry", () => {
@@ -83,13 +121,13 @@ describe("cachedDecode", () => {
     writeFileSync(left, "half");
     counted(largeYaml());
     expect(existsSync(left)).toBe(false);
-    expect(readdirSync(dir())).toHaveLength(1);
+    expect(entries(dir())).toHaveLength(1);
   });
 
   it("reads a damaged entry as none, and works without a writable cache", () => {
     const text = largeYaml();
     counted(text);
-    const entry = join(dir(), readdirSync(dir())[0]!);
+    const entry = join(dir(), entries(dir())[0]!);
     const bytes = readFileSync(entry);
     bytes[bytes.length - 100]! ^= 1;
     writeFileSync(entry, bytes);
@@ -107,27 +145,29 @@ describe("cachedDecode", () => {
 
 describe("kanon on a large home, twice", () => {
   const s = sandboxPerTest();
+  /** The user's cache folder of a run without XDG_CACHE_HOME: ~/.cache. */
+  const k = (...args: string[]) => s.run(["--home", s.kh, ...args], { env: { XDG_CACHE_HOME: undefined } });
 
   it("prints the same output and messages from the cache, positions included", async () => {
-    s.writeHome(largeYaml(MIN_CACHED + 1000, "bogus: 1\n"));
-    const first = await s.k("render", "--agent", "claude");
+    s.writeHome(largeYaml(40_000, "bogus: 1\n"));
+    const first = await k("render", "--agent", "claude");
     expect(first.status).toBe(0);
     expect(first.stderr).toContain('kanon.yaml:2:1: unknown key "bogus" is ignored');
-    expect(readdirSync(join(s.home, ".cache", "kanon", "yaml"))).toHaveLength(1);
-    expect(await s.k("render", "--agent", "claude")).toEqual(first);
+    expect(entries(join(s.home, ".cache", "kanon", "yaml"))).toHaveLength(1);
+    expect(await k("render", "--agent", "claude")).toEqual(first);
   });
 
   it("locates a validation error with a full parse when the decode came from the cache", async () => {
     const text = largeYaml();
     s.writeHome(text);
-    expect((await s.k("validate")).status).toBe(0);
+    expect((await k("validate")).status).toBe(0);
     // Same text but for the version: a new entry; its error needs a position, on the run that made
     // the entry and on the one that reads it.
     s.writeHome(text.replace("version: 1", "version: 2"));
-    const first = await s.k("validate");
+    const first = await k("validate");
     expect(first.status).toBe(1);
     expect(first.stderr).toBe("kanon.yaml:1:10: unsupported version 2\n");
-    expect(await s.k("validate")).toEqual(first);
+    expect(await k("validate")).toEqual(first);
   });
 
   it("follows $XDG_CACHE_HOME when it is absolute", async () => {
@@ -135,6 +175,6 @@ describe("kanon on a large home, twice", () => {
     const xdg = join(s.work, "xdg");
     mkdirSync(xdg);
     expect((await s.run(["--home", s.kh, "validate"], { env: { XDG_CACHE_HOME: xdg } })).status).toBe(0);
-    expect(readdirSync(join(xdg, "kanon", "yaml"))).toHaveLength(1);
+    expect(entries(join(xdg, "kanon", "yaml"))).toHaveLength(1);
   });
 });
