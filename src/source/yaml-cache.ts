@@ -55,14 +55,15 @@ interface Entry {
 
 /**
  * `decode()` of `text` (the file at `config`, named `label` in messages), or its result from an
- * earlier run. `dir`: the cache folder; without one, decode() as it is.
+ * earlier run. `dir`: the cache folder; without one, decode() as it is. `decode` may load the YAML
+ * library first: a run served from the cache never loads it.
  */
-export function cachedDecode(
+export async function cachedDecode(
   text: string,
   where: { config: string; label: string },
   dir: string | undefined,
-  decode: () => Decoded,
-): Decoded {
+  decode: () => Decoded | Promise<Decoded>,
+): Promise<Decoded> {
   if (dir === undefined) return decode();
   const path = entryPath(dir, where.config);
   const known = readEntry(path);
@@ -73,7 +74,7 @@ export function cachedDecode(
     known.text === text
   )
     return known.decoded;
-  const decoded = decode();
+  const decoded = await decode();
   if (decoded.errors.length === 0)
     writeEntry(dir, path, { build: BUILD, config: where.config, label: where.label, text, decoded });
   return decoded;

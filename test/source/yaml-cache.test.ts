@@ -33,21 +33,21 @@ describe("cachedDecode", () => {
   const where = () => ({ config: join(s.work, "kanon.yaml"), label: "kanon.yaml" });
   const dir = () => join(s.home, ".cache", "kanon", "yaml");
   /** cachedDecode, counting the decodes it makes. */
-  const counted = (text: string, w = where()) => {
+  const counted = async (text: string, w = where()) => {
     let decodes = 0;
-    const decoded = cachedDecode(text, w, dir(), () => {
+    const decoded = await cachedDecode(text, w, dir(), () => {
       decodes++;
       return decodeYaml(text, w.label, schema);
     });
     return { decoded, decodes };
   };
 
-  it("decodes an unchanged large text once: later runs get the same value and warnings from the cache", () => {
+  it("decodes an unchanged large text once: later runs get the same value and warnings from the cache", async () => {
     const text = largeYaml(40_000, "bogus: 1\n");
-    const first = counted(text);
+    const first = await counted(text);
     expect(first.decodes).toBe(1);
     expect(first.decoded.warnings).toEqual(['kanon.yaml:2:1: unknown key "bogus" is ignored']);
-    const second = counted(text);
+    const second = await counted(text);
     expect(second.decodes).toBe(0);
     expect(second.decoded).toEqual(first.decoded);
     // Private: the user's folder and file only.
@@ -56,47 +56,55 @@ describe("cachedDecode", () => {
     expect(statSync(join(dir(), entry!)).mode & 0o777).toBe(0o600);
   });
 
-  it("keeps values exactly as decoded (negative zero, key order)", () => {
+  it("keeps values exactly as decoded (negative zero, key order)", async () => {
     const text = largeYaml();
     const value = { z: -0, a: [1, null, "x"], b: { "": true } };
     const decode = (): Decoded => ({ value, errors: [], warnings: [] });
-    cachedDecode(text, where(), dir(), decode);
-    const cached = cachedDecode(text, where(), dir(), () => {
-      throw new Error("decoded again");
-    }).value as typeof value;
+    await cachedDecode(text, where(), dir(), decode);
+    const cached = (
+      await cachedDecode(text, where(), dir(), () => {
+        throw new Error("decoded again");
+      })
+    ).value as typeof value;
     expect(cached).toEqual(value);
     expect(Object.keys(cached)).toEqual(["z", "a", "b"]);
     expect(Object.is(cached.z, -0)).toBe(true);
   });
 
-  it("decodes again when the text, the file or its name in messages changes", () => {
+  it("decodes again when the text, the file or its name in messages changes", async () => {
     const text = largeYaml();
-    counted(text);
-    expect(counted(`${text}# changed\n`).decodes).toBe(1);
-    expect(counted(text, { config: join(s.work, "other.yaml"), label: "kanon.yaml" }).decodes).toBe(1);
-    expect(counted(text, { ...where(), label: "/x/kanon.yaml" }).decodes).toBe(1);
+    await counted(text);
+    expect((await counted(`${text}# changed\n`)).decodes).toBe(1);
+    expect((await counted(text, { config: join(s.work, "other.yaml"), label: "kanon.yaml" })).decodes).toBe(
+      1,
+    );
+    expect((await counted(text, { ...where(), label: "/x/kanon.yaml" })).decodes).toBe(1);
     // Each file keeps its own entry: the first is still there.
-    expect(counted(text, { config: join(s.work, "other.yaml"), label: "kanon.yaml" }).decodes).toBe(0);
+    expect((await counted(text, { config: join(s.work, "other.yaml"), label: "kanon.yaml" })).decodes).toBe(
+      0,
+    );
   });
 
-  it("keeps no decode with errors", () => {
+  it("keeps no decode with errors", async () => {
     const bad = largeYaml(40_000, "agents: 3\n");
-    expect(counted(bad).decoded.errors).toEqual(["kanon.yaml:2:9: agents: expected a list, got number 3"]);
-    expect(counted(bad).decodes).toBe(1);
+    expect((await counted(bad)).decoded.errors).toEqual([
+      "kanon.yaml:2:9: agents: expected a list, got number 3",
+    ]);
+    expect((await counted(bad)).decodes).toBe(1);
     expect(existsSync(dir()) ? readdirSync(dir()) : []).toEqual([]);
   });
 
-  it("keeps the decode of a small file too", () => {
-    expect(counted("version: 1\n").decodes).toBe(1);
-    expect(counted("version: 1\n").decodes).toBe(0);
+  it("keeps the decode of a small file too", async () => {
+    expect((await counted("version: 1\n")).decodes).toBe(1);
+    expect((await counted("version: 1\n")).decodes).toBe(0);
     expect(entries(dir())).toHaveLength(1);
   });
 
-  it("removes the entries not written for STALE_DAYS when it writes one, once a day", () => {
+  it("removes the entries not written for STALE_DAYS when it writes one, once a day", async () => {
     const old = { config: join(s.work, "old", "kanon.yaml"), label: "kanon.yaml" };
     const recent = { config: join(s.work, "recent", "kanon.yaml"), label: "kanon.yaml" };
-    counted("version: 1\n", old);
-    counted("version: 1\n", recent);
+    await counted("version: 1\n", old);
+    await counted("version: 1\n", recent);
     const [a, b] = entries(dir()).map((n) => join(dir(), n));
     const day = 24 * 60 * 60;
     const now = Date.now() / 1000;
@@ -105,41 +113,41 @@ describe("cachedDecode", () => {
     age(a!, STALE_DAYS + 1);
     age(b!, STALE_DAYS - 1);
     // Swept less than a day ago (by the first write): nothing goes yet.
-    counted("version: 1\n# another\n");
+    await counted("version: 1\n# another\n");
     expect(existsSync(a!)).toBe(true);
     age(join(dir(), ".swept"), 1.1);
-    counted("version: 1\n# a third\n");
+    await counted("version: 1\n# a third\n");
     expect(existsSync(a!)).toBe(false);
     expect(existsSync(b!)).toBe(true);
     // b and the entry of where() (the third text replaced the second's).
     expect(entries(dir())).toHaveLength(2);
   });
 
-  it("removes the half-written file a killed run left when it writes an entry", () => {
+  it("removes the half-written file a killed run left when it writes an entry", async () => {
     mkdirSync(dir(), { recursive: true });
     const left = join(dir(), "0badf00d-node-v20.0.0.v8.4242.tmp");
     writeFileSync(left, "half");
-    counted(largeYaml());
+    await counted(largeYaml());
     expect(existsSync(left)).toBe(false);
     expect(entries(dir())).toHaveLength(1);
   });
 
-  it("reads a damaged entry as none, and works without a writable cache", () => {
+  it("reads a damaged entry as none, and works without a writable cache", async () => {
     const text = largeYaml();
-    counted(text);
+    await counted(text);
     const entry = join(dir(), entries(dir())[0]!);
     const bytes = readFileSync(entry);
     bytes[bytes.length - 100]! ^= 1;
     writeFileSync(entry, bytes);
-    expect(counted(text).decodes).toBe(1);
-    expect(counted(text).decodes).toBe(0);
+    expect((await counted(text)).decodes).toBe(1);
+    expect((await counted(text)).decodes).toBe(0);
     writeFileSync(entry, "short");
-    expect(counted(text).decodes).toBe(1);
+    expect((await counted(text)).decodes).toBe(1);
     // A file where the cache folder would be: every run decodes, none fails.
     const blocked = join(s.work, "blocked");
     writeFileSync(blocked, "");
     const decode = (): Decoded => decodeYaml(text, "kanon.yaml", schema);
-    expect(cachedDecode(text, where(), join(blocked, "yaml"), decode).errors).toEqual([]);
+    expect((await cachedDecode(text, where(), join(blocked, "yaml"), decode)).errors).toEqual([]);
   });
 });
 
