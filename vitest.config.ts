@@ -15,6 +15,11 @@ export default defineConfig({
         if (!id.endsWith("?bundle")) return null;
         return `export default ${JSON.stringify(await bundleText(id.slice(0, -"?bundle".length)))};`;
       },
+      // The module cache below keys a module by its own file's text: a bundle's text depends on the
+      // files it imports too, so it is never cached. The version is in every key, for the define below.
+      configureVitest({ experimental_defineCacheKeyGenerator }) {
+        experimental_defineCacheKeyGenerator(({ id }) => (id.endsWith("?bundle") ? false : pkg.version));
+      },
     },
   ],
   // As the build defines it: `kanon --version` in-process prints the package's version.
@@ -46,5 +51,10 @@ export default defineConfig({
     // CPU; the fuzz and property tests are faster too (fuzz 3.6 -> 2.2 s). Processes the tests start
     // (kanon, git, hook runners) do not inherit it.
     execArgv: ["--no-opt"],
+    // Modules transformed by an earlier run are read from node_modules/.experimental-vitest-cache
+    // (keyed by each file's text, the config and vitest's version) instead of transformed again.
+    // Whole suite, same machine: CPU of vitest's main process 8.4, 10.5, 10.8 s -> 5.6, 6.3 s with the
+    // cache of the run before (a fresh clone, or an edit of this file, starts without it).
+    experimental: { fsModuleCache: true },
   },
 });
