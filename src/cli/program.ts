@@ -1,6 +1,7 @@
 /** The `kanon` program in commander, built from the command table: help, usage errors, suggestions. */
 import { Command, Option } from "commander";
 import { AGENTS } from "../agents/index.js";
+import { wordList } from "../model/text.js";
 import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./command-table.js";
 import { err, type GlobalFlags, type Io, out } from "./context.js";
 
@@ -11,7 +12,7 @@ const agentNames = AGENTS.map((a) => a.manifest.displayName);
 const DESCRIPTION = `Manage coding-agent settings from a shared Kanon repository
 
 kanon compiles one neutral source, the Kanon home (kanon.yaml, instructions/,
-skills/, hooks/), into the native files of ${agentNames.slice(0, -1).join(", ")} and ${agentNames.at(-1)}:
+skills/, hooks/), into the native files of ${wordList(agentNames, "and")}:
   source state       the Kanon home (usually a git repository)
   target state       the rendered agent files (never stored)
   destination state  the real files on disk

@@ -9,6 +9,7 @@
 import type { McpServer } from "../model/config.js";
 import { ENV_REF, envValue, expandEnv } from "../model/env.js";
 import { type Agent, MCP_FIELDS, type McpFieldName } from "../model/manifest.js";
+import { wordList } from "../model/text.js";
 import { literalVariables } from "./mcp-variables.js";
 
 export interface McpDecision {
@@ -175,7 +176,7 @@ export function mcpFieldAgents(agents: readonly Agent[]): Record<McpFieldName, s
         ? "Written for every agent."
         : names.length === 0
           ? "Written for no agent."
-          : `Written for ${names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0]} only.`;
+          : `Written for ${wordList(names, "and")} only.`;
   }
   return written;
 }

@@ -6,6 +6,7 @@
 import { isPlainObject, isStringList } from "../formats/values.js";
 import type { McpServer, McpTool } from "../model/config.js";
 import type { McpEntryRead, McpField, McpRead } from "../model/manifest.js";
+import { wordList } from "../model/text.js";
 
 /** How an entry spells an environment reference, as patterns and as a conversion to `${NAME}`. */
 interface RefSyntax {
@@ -40,10 +41,11 @@ function isStringMap(v: unknown): v is Record<string, string> {
 }
 
 /** `"a", "b" or "c"` */
-const oneOf = (values: string[]) => {
-  const quoted = values.map((v) => JSON.stringify(v));
-  return quoted.length < 2 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
-};
+const oneOf = (values: string[]) =>
+  wordList(
+    values.map((v) => JSON.stringify(v)),
+    "or",
+  );
 
 /**
  * The neutral server in `entry`, with a warning for each key the table does not have or whose value

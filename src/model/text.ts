@@ -25,6 +25,13 @@ const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c < 0xdc00;
 const GO_SPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 const TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, "g");
 
+/** Words for a message: `a`, `a and b`, `a, b and c` (or `or`). */
+export function wordList(words: readonly string[], conjunction: "and" | "or"): string {
+  return words.length < 2
+    ? words.join("")
+    : `${words.slice(0, -1).join(", ")} ${conjunction} ${words.at(-1)}`;
+}
+
 /**
  * Go's strings.TrimSpace, which is also Rust's str::trim: Unicode White_Space, but not U+FEFF (which
  * String.prototype.trim removes).

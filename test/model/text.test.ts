@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareBytes, trimSpace } from "../../src/model/text.js";
+import { compareBytes, trimSpace, wordList } from "../../src/model/text.js";
 
 /** Strings rich in the cases that matter: ASCII, BMP above the surrogates, astral pairs, lone surrogates. */
 const tricky = fc.string({
@@ -46,5 +46,14 @@ describe("trimSpace", () => {
   it("trims Unicode White_Space (Go's TrimSpace, Rust's trim) but not U+FEFF", () => {
     expect(trimSpace("\u3000\t x \u0085\u00a0\n")).toBe("x");
     expect(trimSpace("\ufeffx\ufeff")).toBe("\ufeffx\ufeff");
+  });
+});
+
+describe("wordList", () => {
+  it("joins words for a message, the last with the conjunction", () => {
+    expect(wordList([], "and")).toBe("");
+    expect(wordList(["codex"], "or")).toBe("codex");
+    expect(wordList(["codex", "claude"], "and")).toBe("codex and claude");
+    expect(wordList(["a", "b", "c"], "or")).toBe("a, b or c");
   });
 });

@@ -13,6 +13,7 @@ import { homeChange } from "../../import/plan.js";
 import type { HomeFile, Imported } from "../../import/read.js";
 import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
 import { READ_LIMIT, readBounded } from "../../model/bounded-read.js";
+import { wordList } from "../../model/text.js";
 import { KanonError } from "../../model/types.js";
 import { ConfigMissingError, loadConfig } from "../../source/load.js";
 import { err, type GlobalFlags, type Io, isTerminal, out, readLine, warn } from "../context.js";
@@ -101,7 +102,7 @@ async function offerGit(home: string, git: boolean | undefined, io: Io): Promise
 /** The agents import read, for messages: `codex, claude, opencode, gemini and kimi`. */
 function readAgents(flags: GlobalFlags): string {
   const ids = flags.agent && flags.agent !== "all" ? [flags.agent] : [...AGENT_IDS];
-  return ids.length > 1 ? `${ids.slice(0, -1).join(", ")} or ${ids.at(-1)}` : ids[0]!;
+  return wordList(ids, "or");
 }
 
 function foundNothing({ config: c, files }: Imported): boolean {
