@@ -113,13 +113,7 @@ class Capture extends Writable {
  */
 export async function runKanon(
   args: string[],
-  options: {
-    home: string;
-    cwd: string;
-    input?: string;
-    env?: Record<string, string | undefined>;
-    terminal?: boolean;
-  },
+  options: RunOptions & { home: string; cwd: string },
 ): Promise<Run> {
   const stdout = new Capture(options.terminal);
   const stderr = new Capture(options.terminal);
