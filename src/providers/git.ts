@@ -6,7 +6,8 @@
  * redacted before it reaches an error message: credentials in a URL never appear in output.
  */
 import { spawn } from "node:child_process";
-import { rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { isImmutableRef, queryAndFragment, queryValues, rawUserinfo } from "./source.js";
 
@@ -250,6 +251,17 @@ export interface CheckoutOptions {
 }
 
 /**
+ * The commit a fresh repository's detached HEAD is at: the HEAD file, which holds it (a process less
+ * per provider fetch than `git rev-parse HEAD`: ~80 of the test suite's 1,577 git processes); git
+ * itself when the file holds anything else (another ref storage).
+ */
+async function detachedHead(run: GitRun & { cwd: string }): Promise<string> {
+  const text = await readFile(join(run.cwd, ".git", "HEAD"), "utf8").catch(() => "");
+  if (/^(?:[0-9a-f]{40}|[0-9a-f]{64})\n$/.test(text)) return text.trim();
+  return (await runGit(["rev-parse", "--verify", "HEAD"], run)).trim();
+}
+
+/**
  * Put a working tree of `ref` (branch, tag, full or abbreviated SHA, anything `git checkout` takes) of
  * `url` into `dir`, detached, and return the commit SHA.
  *
@@ -261,14 +273,14 @@ export interface CheckoutOptions {
  */
 export async function checkoutRef(opts: CheckoutOptions): Promise<string> {
   const run: GitRun = { url: opts.url, env: opts.env };
-  const inRepo: GitRun = { ...run, cwd: opts.dir };
+  const inRepo = { ...run, cwd: opts.dir };
   if (fastPathRef(opts.ref)) {
     try {
       await runGit(["init", "--quiet", "--", opts.dir], run);
       await runGit(["fetch", "--quiet", "--depth=1", "--no-tags", "--", opts.url, opts.ref], inRepo);
-      const sha = (await runGit(["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"], inRepo)).trim();
-      await runGit(["checkout", "--quiet", "--detach", sha], inRepo);
-      return sha;
+      // The commit the ref names (an annotated tag peeled); anything else fails here as in rev-parse.
+      await runGit(["checkout", "--quiet", "--detach", "FETCH_HEAD^{commit}"], inRepo);
+      return await detachedHead(inRepo);
     } catch {
       await rm(opts.dir, { recursive: true, force: true });
     }
@@ -286,7 +298,7 @@ export async function checkoutRef(opts: CheckoutOptions): Promise<string> {
   if (sha === "") {
     // Let git explain (e.g. "pathspec 'x' did not match any file(s) known to git").
     await runGit(["checkout", "--quiet", "--detach", opts.ref], inRepo);
-    sha = (await runGit(["rev-parse", "HEAD"], inRepo)).trim();
+    sha = await detachedHead(inRepo);
   } else {
     await runGit(["checkout", "--quiet", "--detach", sha], inRepo);
   }

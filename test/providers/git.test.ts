@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkoutRef, GitError, redactOutput, redactUrl, runGit, spawnGit } from "../../src/providers/git.js";
@@ -172,6 +172,15 @@ describe("checkoutRef", () => {
     // As `git checkout --detach nope` words it in a fresh clone (this is the Go original's error too).
     await expect(checkoutRef({ url: repo.url, ref: "nope", dir, env: repo.env })).rejects.toThrow(
       /^git checkout: exit status \d+: .*'nope'/,
+    );
+  });
+
+  it("reports a tag that names a tree, not a commit, with git's own message", async () => {
+    const { repo } = setup();
+    writeFileSync(join(repo.bare, "refs/tags/tree"), `${repo.git("rev-parse", "HEAD^{tree}")}\n`);
+    const dir = join(tempDir(), "repo");
+    await expect(checkoutRef({ url: repo.url, ref: "tree", dir, env: repo.env })).rejects.toThrow(
+      /^git checkout: exit status \d+: fatal: Cannot switch branch to a non-commit 'tree'$/,
     );
   });
 
