@@ -25,12 +25,25 @@ async function revParse(home: string, rev: string, io: Io): Promise<string | nul
   return r.failure ? null : r.stdout.trim();
 }
 
-/** After a fetch: where the branch's upstream is, and whether `git merge --ff-only` would move HEAD. */
-export async function upstreamOf(home: string, io: Io, failure: string): Promise<Upstream> {
+/**
+ * HEAD's commit (null: none yet) and the upstream's, in one git process when both resolve; else
+ * one at a time, so that a missing upstream fails with git's own reason for it.
+ */
+async function headAndUpstream(home: string, io: Io, failure: string): Promise<[string | null, string]> {
+  const both = await git(["-C", home, "rev-parse", "HEAD^{commit}", "@{upstream}^{commit}"], { io });
+  const shas = both.stdout.split("\n").filter(Boolean);
+  if (both.failure === null && shas.length === 2 && shas.every((s) => /^[0-9a-f]+$/.test(s))) {
+    return [shas[0]!, shas[1]!];
+  }
   const head = await revParse(home, "HEAD", io);
   const r = await git(["-C", home, "rev-parse", "--verify", "@{upstream}^{commit}"], { io });
   if (r.failure) throw new KanonError(`${failure}: ${gitReason(r.output) || r.failure}`);
-  const upstream = r.stdout.trim();
+  return [head, r.stdout.trim()];
+}
+
+/** After a fetch: where the branch's upstream is, and whether `git merge --ff-only` would move HEAD. */
+export async function upstreamOf(home: string, io: Io, failure: string): Promise<Upstream> {
+  const [head, upstream] = await headAndUpstream(home, io, failure);
   if (head === null) return { head, upstream, moves: true };
   if (head === upstream) return { head, upstream, moves: false };
   const ff = await git(["-C", home, "merge-base", "--is-ancestor", head, upstream], { io });

@@ -16,9 +16,6 @@ export interface PushFinding {
 }
 
 export async function secretsToPush(home: string, io: Io): Promise<PushFinding[]> {
-  const head = await git(["-C", home, "rev-parse", "--verify", "--quiet", "HEAD"], { io });
-  // No commit yet: git push has nothing to send either (it says so itself).
-  if (head.failure) return [];
   const log = await git(
     [
       "-C",
@@ -38,7 +35,13 @@ export async function secretsToPush(home: string, io: Io): Promise<PushFinding[]
     ],
     { io },
   );
-  if (log.failure) throw new KanonError(`git log: ${log.failure}: ${gitReason(log.output)}`);
+  if (log.failure) {
+    // No commit yet: git push has nothing to send either (it says so itself). Asked only when the log
+    // fails: a git process less for every push of a home that has commits.
+    const head = await git(["-C", home, "rev-parse", "--verify", "--quiet", "HEAD"], { io });
+    if (head.failure) return [];
+    throw new KanonError(`git log: ${log.failure}: ${gitReason(log.output)}`);
+  }
   const findings: PushFinding[] = [];
   let commit = "";
   let file: string | null = null;

@@ -133,11 +133,11 @@ async function gitInHome(
   flags: GlobalFlags,
   args: string[],
   io: Io,
-  options: { config?: string[]; failure?: string; progress?: boolean } = {},
+  options: { config?: string[]; failure?: string; progress?: boolean; secretUrls?: string[] } = {},
 ): Promise<void> {
   const home = await gitHome(flags, io);
   const progress = options.progress !== false && isTerminal(io.stderr) ? ["--progress"] : [];
-  const secretUrls = await remoteUrls(home, io);
+  const secretUrls = options.secretUrls ?? (await remoteUrls(home, io));
   const r = await git(["-C", home, ...(options.config ?? []), ...args, ...progress], {
     io,
     stream: true,
@@ -193,7 +193,9 @@ export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: 
   // A home mid-merge or mid-rebase says so (git's own pull error would not say what to do).
   assertSettledHome(home);
   const pulledFrom = homeHeadLog(home)?.head ?? null;
-  await gitInHome(flags, ["fetch"], io, { failure: PULL_FAILED });
+  // The remotes' URLs to hide, read once for both halves (a git process less than asking each time).
+  const secretUrls = await remoteUrls(home, io);
+  await gitInHome(flags, ["fetch"], io, { failure: PULL_FAILED, secretUrls });
   const next = await upstreamOf(home, io, PULL_FAILED);
   let accepted: string[] | undefined;
   if (next.moves) {
@@ -204,6 +206,7 @@ export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: 
   await gitInHome(flags, ["merge", "--ff-only", next.upstream], io, {
     failure: PULL_FAILED,
     progress: false,
+    secretUrls,
   });
   await applyCommand(flags, { ...opts, pulledFrom, ...(accepted ? { accepted } : {}) }, io);
 }
