@@ -4,6 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import {
+  appendFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -18,6 +19,7 @@ import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { KanonConfig, SkillEntry } from "../../src/model/config.js";
 import { GIT_NO_HOUSEKEEPING } from "../support/cli.js";
+import { importCommit } from "../support/git-import.js";
 
 const roots: string[] = [];
 
@@ -116,8 +118,12 @@ function copyPair(from: string, fromName: string, root: string, name: string): v
 function openRepo(root: string, name: string, env: NodeJS.ProcessEnv): TestRepo {
   const bare = join(root, `${name}.git`);
   const work = join(root, "work");
-  const run = (cwd: string, args: string[]) =>
-    execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  const run = (cwd: string, args: string[]) => {
+    // A repository createRepo built has no index yet (importCommit writes none): git reads HEAD's
+    // tree into one before anything works in the work tree.
+    if (!existsSync(join(work, ".git/index"))) git(work, env, ["read-tree", "HEAD"]);
+    return git(cwd, env, args).trim();
+  };
   /** Sets `ref` in the bare repository to what it is in the work tree (a loose ref: nothing packs them). */
   const publish = (ref: string) => {
     const target = join(bare, ref);
@@ -160,7 +166,14 @@ function openRepo(root: string, name: string, env: NodeJS.ProcessEnv): TestRepo 
   };
 }
 
-/** A repository named `<name>.git` holding `files` in one commit on `main`. */
+const git = (cwd: string, env: NodeJS.ProcessEnv, args: string[]) =>
+  execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+/**
+ * A repository named `<name>.git` holding `files` in one commit on `main`. The commit is written by
+ * `git fast-import` (one process where add and commit took two); the work tree holds the files and
+ * gets its index when a test first runs git in it (openRepo).
+ */
 export function createRepo(
   files: Record<string, FileSpec>,
   options: { name?: string; env?: NodeJS.ProcessEnv } = {},
@@ -177,16 +190,21 @@ export function createRepo(
   let blank = template(BLANK);
   if (!blank) {
     blank = tempDir("kanon-repo-blank-");
-    const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env, stdio: "ignore" });
-    git(blank, "init", "--quiet", "--bare", "-b", "main", "repo.git");
-    git(blank, "init", "--quiet", "-b", "main", "work");
-    git(join(blank, "work"), "remote", "add", "origin", join(blank, "repo.git"));
+    git(blank, env, ["init", "--quiet", "--bare", "-b", "main", "repo.git"]);
+    git(blank, env, ["init", "--quiet", "-b", "main", "work"]);
+    // What `git remote add origin` writes, without its process.
+    appendFileSync(
+      join(blank, "work/.git/config"),
+      `[remote "origin"]\n\turl = ${join(blank, "repo.git")}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`,
+    );
     writeFileSync(join(blank, "repo.git/objects/info/alternates"), "../../work/.git/objects\n");
     built.set(BLANK, blank);
   }
   copyPair(blank, "repo", root, name);
   const repo = openRepo(root, name, env);
-  repo.commit(files, "initial");
+  writeFiles(repo.work, files);
+  importCommit(repo.work, env, "refs/heads/main", files, "initial");
+  writeFileSync(join(repo.bare, "refs/heads/main"), `${repo.head()}\n`);
   const kept = tempDir("kanon-repo-built-");
   copyPair(root, name, kept, name);
   built.set(key, kept);
