@@ -6,9 +6,10 @@
  * redacted before it reaches an error message: credentials in a URL never appear in output.
  */
 import { spawn } from "node:child_process";
-import { readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { readBounded } from "../model/bounded-read.js";
 import { isImmutableRef, queryAndFragment, queryValues, rawUserinfo } from "./source.js";
 
 /** Variables that would point git at some other repository (e.g. when kanon runs inside a git hook). */
@@ -256,7 +257,12 @@ export interface CheckoutOptions {
  * itself when the file holds anything else (another ref storage).
  */
 async function detachedHead(run: GitRun & { cwd: string }): Promise<string> {
-  const text = await readFile(join(run.cwd, ".git", "HEAD"), "utf8").catch(() => "");
+  let text = "";
+  try {
+    text = readBounded(join(run.cwd, ".git", "HEAD"), { limit: 256, noFollow: true }).bytes.toString("utf8");
+  } catch {
+    // not a file that can be read: git will know
+  }
   if (/^(?:[0-9a-f]{40}|[0-9a-f]{64})\n$/.test(text)) return text.trim();
   return (await runGit(["rev-parse", "--verify", "HEAD"], run)).trim();
 }

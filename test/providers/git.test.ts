@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkoutRef, GitError, redactOutput, redactUrl, runGit, spawnGit } from "../../src/providers/git.js";
@@ -173,6 +173,23 @@ describe("checkoutRef", () => {
     await expect(checkoutRef({ url: repo.url, ref: "nope", dir, env: repo.env })).rejects.toThrow(
       /^git checkout: exit status \d+: .*'nope'/,
     );
+  });
+
+  it("asks git for the commit when the HEAD file does not hold it (another ref storage)", async () => {
+    const { repo, second } = setup();
+    // A template whose post-checkout hook leaves HEAD a symlink to the file that holds the commit:
+    // git still reads it, kanon's look at the file does not.
+    const template = tempDir();
+    mkdirSync(join(template, "hooks"));
+    writeFileSync(
+      join(template, "hooks/post-checkout"),
+      "#!/bin/sh\nmv .git/HEAD .git/DETACHED && ln -s DETACHED .git/HEAD\n",
+      { mode: 0o755 },
+    );
+    const dir = join(tempDir(), "repo");
+    const env = { ...repo.env, GIT_TEMPLATE_DIR: template };
+    expect(await checkoutRef({ url: repo.url, ref: "main", dir, env })).toBe(second);
+    expect(lstatSync(join(dir, ".git/HEAD")).isSymbolicLink()).toBe(true);
   });
 
   it("reports a tag that names a tree, not a commit, with git's own message", async () => {
