@@ -50,7 +50,12 @@ export function bound(
   ceiling: { max: number; unit: "utf16" | "bytes/4" } | null,
 ): string;
 export function deadlineMs(timeoutSec: number): number;
-export function runCommand(o: RunnerOptions, input: string, ms: number): Promise<unknown>;
+export function runCommand(
+  o: RunnerOptions,
+  input: string,
+  ms: number,
+  where: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<unknown>;
 export function interpret(o: RunnerOptions, r: unknown): Reply;
 export function deliver(
   o: RunnerOptions,
@@ -59,3 +64,11 @@ export function deliver(
   reply: Reply,
   keepContext?: (o: RunnerOptions, envelope: Envelope, context: string) => void,
 ): { stdout: string; stderr: string; code: number; notes: string[] };
+
+/** One call of the runner: what it prints and its exit status. */
+export function runHook(call: {
+  argv: string[];
+  readInput: () => string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<{ stdout: string; stderr: string; code: number }>;

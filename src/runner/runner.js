@@ -204,15 +204,18 @@ function killGroup(child, signal) {
   }
 }
 
-/** Runs the hook's command with `input` on stdin; resolves with what it did, never rejects. */
-export async function runCommand(o, input, ms) {
+/**
+ * Runs the hook's command with `input` on stdin, in `cwd` with `env`; resolves with what it did, never
+ * rejects.
+ */
+export async function runCommand(o, input, ms, { cwd, env }) {
   // Loaded here, not at the top: a built-in handler does without it. Importing it at the top cost a
   // built-in handler 3.7 M instructions on Node 20 and 6.6 M on Node 22 (valgrind; 116 M in all on
   // Node 22), 5-7 ms of CPU on a loaded 2-core machine.
   const { spawn } = await import("node:child_process");
   return new Promise((resolve) => {
     const r = { code: null, signal: null, stdout: "", stdoutTotal: 0, stderr: "", timedOut: false };
-    const options = { stdio: ["pipe", "pipe", "pipe"], detached: !WINDOWS, windowsHide: true };
+    const options = { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: !WINDOWS, windowsHide: true };
     let child;
     try {
       if (o.argv) child = spawn(o.argv[0], o.argv.slice(1), options);
@@ -379,7 +382,7 @@ const BUILTINS = {
   reanchor: (envelope, o) => ({ context: CONTINUITY()?.reanchorContext(facts(envelope), o.max) ?? "" }),
   /** Every prompt: the one-line position. */
   position: (envelope) => ({ context: CONTINUITY()?.positionContext(facts(envelope)) ?? "" }),
-  /** Interrupt: main() wrote .kanon/PAUSE before it read anything; this adds the agent's reason. */
+  /** Interrupt: runHook wrote .kanon/PAUSE before it read anything; this adds the agent's reason. */
   pause(envelope, o) {
     if (o.paused) CONTINUITY()?.pauseReason(o.paused, envelope.reason);
     return { context: "" };
@@ -489,26 +492,31 @@ function writeAll(fd, text) {
   }
 }
 
-async function main() {
+/**
+ * One call of the runner, as an agent makes it: its arguments, the agent's stdin (read once, when
+ * the runner needs it), the working directory and environment it runs in. What to print, and the exit
+ * status. The file run by node (below) calls it with its own process's; the tests call it in theirs.
+ */
+export async function runHook({ argv, readInput, cwd, env }) {
   let o;
   try {
-    o = parseArgs(process.argv.slice(2));
+    o = parseArgs(argv);
   } catch (e) {
     log(undefined, `ignored a call it cannot read: ${e.message}`);
     return { stdout: "", stderr: "", code: 0 };
   }
   // The operator's intent to pause is recorded before anything else is read or parsed.
-  if (o.builtin === "pause") o.paused = CONTINUITY()?.pauseFirst(process.cwd(), o.agent) ?? null;
+  if (o.builtin === "pause") o.paused = CONTINUITY()?.pauseFirst(cwd, o.agent) ?? null;
   const table = Object.hasOwn(AGENTS, o.agent) ? AGENTS[o.agent] : undefined;
   if (!table) log(o, `unknown agent ${JSON.stringify(o.agent)}: the envelope has no native facts`);
-  const raw = readStdin();
+  const raw = readInput();
   let native = null;
   try {
     native = raw.trim() === "" ? null : JSON.parse(raw);
   } catch {
     log(o, "the agent's stdin is not JSON");
   }
-  const envelope = buildEnvelope(o.agent, o.event, native, table, process.cwd());
+  const envelope = buildEnvelope(o.agent, o.event, native, table, cwd);
   let reply;
   if (o.builtin !== undefined) {
     const handler = Object.hasOwn(BUILTINS, o.builtin) ? BUILTINS[o.builtin] : undefined;
@@ -517,9 +525,12 @@ async function main() {
       : { problem: `unknown built-in ${JSON.stringify(o.builtin)}` };
   } else {
     // Who runs the command: `kanon waypoint set` records them as the waypoint's writer.
-    process.env.KANON_AGENT = o.agent;
-    if (envelope.session_id) process.env.KANON_SESSION_ID = envelope.session_id;
-    reply = interpret(o, await runCommand(o, `${JSON.stringify(envelope)}\n`, deadlineMs(o.timeout)));
+    const who = {
+      KANON_AGENT: o.agent,
+      ...(envelope.session_id ? { KANON_SESSION_ID: envelope.session_id } : {}),
+    };
+    const input = `${JSON.stringify(envelope)}\n`;
+    reply = interpret(o, await runCommand(o, input, deadlineMs(o.timeout), { cwd, env: { ...env, ...who } }));
   }
   if (reply.problem) {
     log(o, reply.problem);
@@ -539,7 +550,7 @@ function isMain() {
 }
 
 if (isMain()) {
-  main()
+  runHook({ argv: process.argv.slice(2), readInput: readStdin, cwd: process.cwd(), env: process.env })
     .catch((e) => {
       log(undefined, `failed: ${e?.message ?? String(e)}`);
       return { stdout: "", stderr: "", code: 0 };

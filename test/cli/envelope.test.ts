@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { ROOT, sandboxPerTest } from "../support/cli.js";
+import { inProcessRunner } from "../support/runner.js";
 
 const s = sandboxPerTest();
 
@@ -213,21 +214,14 @@ describe("kanon schema --envelope", () => {
     s.writeHome(HOME);
     await s.k("apply", "--yes");
     const out = join(s.work, "envelope.json");
-    spawnSync(
-      process.execPath,
-      [
-        join(s.home, RUNNER),
-        "kimi",
-        "UserPromptSubmit",
-        "h",
-        "--max",
-        "10",
-        "--timeout",
-        "10",
-        "--sh",
-        `cat > '${out}'`,
-      ],
-      { input: JSON.stringify({ session_id: "s", cwd: s.work, prompt: [{ type: "text", text: "hi" }] }) },
+    // The runner apply wrote, its runHook in this process ("the runner it wrote runs" above runs it with node).
+    const runHook = await inProcessRunner(join(s.home, RUNNER));
+    await runHook(
+      ["kimi", "UserPromptSubmit", "h", "--max", "10", "--timeout", "10", "--sh", `cat > '${out}'`],
+      {
+        input: JSON.stringify({ session_id: "s", cwd: s.work, prompt: [{ type: "text", text: "hi" }] }),
+        cwd: s.work,
+      },
     );
     const envelope = JSON.parse(s.read(join("..", "work", "envelope.json")));
     expect(validate(envelope), JSON.stringify(validate.errors)).toBe(true);

@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, wri
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ROOT, type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
+import { InProcessTerminal } from "../support/pty.js";
 
 const TOKEN = "ghp_k4N0nF1xtur3T0k3nAAAAAAAAAAAAAAAAAAAA";
 const GOLDEN = join(ROOT, "test/golden/import");
@@ -429,8 +430,6 @@ describe("the smaller items", () => {
 });
 
 describe("import --write into a folder that is not a git repository", () => {
-  const hasScript = spawnSync("script", ["--version"]).status === 0;
-
   it("says how to set git up when nobody can be asked, and does it with --git", async () => {
     const r = await ka("import", "--write");
     expect(r.stdout).toContain(
@@ -444,20 +443,22 @@ describe("import --write into a folder that is not a git repository", () => {
     expect(readFileSync(join(homeA, ".gitignore"), "utf8")).toBe(".kanon/\n");
   });
 
-  it.skipIf(!hasScript)("on a terminal, offers it as kanon init does", () => {
-    // script(1) gives kanon a terminal; the answer comes on its stdin.
-    const cmd = [process.execPath, join(ROOT, "dist/kanon.js"), "--home", homeA, "import", "--write"]
-      .map((w) => `'${w}'`)
-      .join(" ");
-    const r = spawnSync("script", ["-qec", cmd, "/dev/null"], {
-      env: sandboxEnv(a.home),
-      encoding: "utf8",
-      input: "y\n",
+  it("on a terminal, offers it as kanon init does", async () => {
+    // stdin and stdout are a terminal's (isTTY): the question is asked, the answer comes as typed.
+    const t = new InProcessTerminal(["--home", homeA, "import", "--write"], {
+      cwd: a.work,
+      env: { ...sandboxEnv(a.home), TERM: "xterm-256color" } as Record<string, string>,
+      cols: 400, // each line on one row
     });
-    expect(r.stdout).toContain(
+    await t.waitFor("(git init, a first commit)? [Y/n]");
+    // Enter, as the terminal's line discipline hands it over (\n).
+    t.send("y\n");
+    expect(await t.exited).toBe(0);
+    const screen = t.screen();
+    expect(screen).toContain(
       `${homeA} is not a git repository. Make it one, as kanon init does (git init, a first commit)? [Y/n]`,
     );
-    expect(r.stdout).toContain(`Made ${homeA} a git repository and committed the import`);
+    expect(screen).toContain(`Made ${homeA} a git repository and committed the import`);
     expect(git(a, homeA, "status", "--porcelain")).toBe("");
   });
 });

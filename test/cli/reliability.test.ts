@@ -48,10 +48,10 @@ describe("after an apply interrupted while writing the state directory", () => {
     mkdirSync(join(staged, "files"), { recursive: true });
     writeFileSync(join(staged, "files", "0-.claude.json"), '{"token": "t"}\n');
     writeFileSync(join(staged, "apply.json"), "{}\n");
-    // A live process's (this test's): another kanon, in a process of its own, leaves it.
-    const running = join(root, `.record.json.kanon-${process.pid}-bbbbbbbbbbbb.tmp`);
+    // A live process's (vitest's, the parent of this test's): kanon leaves it.
+    const running = join(root, `.record.json.kanon-${process.ppid}-bbbbbbbbbbbb.tmp`);
     writeFileSync(running, "{}\n");
-    expect(s.spawn(["--home", s.kh, "apply", "--yes"]).stdout).toBe(
+    expect((await k("apply", "--yes")).stdout).toBe(
       "Removed 3 temporary file(s) left by an interrupted apply.\nNo changes.\n",
     );
     expect(readdirSync(join(root, "applies")).filter((n) => n.startsWith("."))).toEqual([]);

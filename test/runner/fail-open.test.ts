@@ -1,15 +1,16 @@
 /**
- * The runner as agents run it (the generated file, a child process): whatever the hook does wrong,
- * the agent goes on (exit 0, nothing delivered) and the runner's log gets one line; only a hook with
- * --block blocks. Context kept for the next prompt is delivered once.
+ * The runner kanon writes (the generated file): whatever the hook does wrong, the agent goes on (exit
+ * 0, nothing delivered) and the runner's log gets one line; only a hook with --block blocks. Context
+ * kept for the next prompt is delivered once. The file's `runHook` runs in this process; the last
+ * tests run the file with node, as agents do.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/agents/index.js";
 import { runnerText } from "../../src/runner/file.js";
+import { inProcessRunner, spawnRunner } from "../support/runner.js";
 
 const dir = mkdtempSync(join(tmpdir(), "kanon-runner-"));
 const state = join(dir, "state");
@@ -32,10 +33,11 @@ const STDIN = JSON.stringify({
   prompt: "hi",
 });
 
-function run(args: string[], input = STDIN) {
+const runHook = await inProcessRunner(runner);
+async function run(args: string[], input = STDIN) {
   const started = Date.now();
-  const r = spawnSync(process.execPath, [runner, ...args], { input, encoding: "utf8", cwd: dir });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started };
+  const r = await runHook(args, { input, cwd: dir });
+  return { ...r, ms: Date.now() - started };
 }
 const hook = (...rest: string[]) => [
   "claude",
@@ -76,8 +78,8 @@ describe("fail open", () => {
     ],
   ];
   for (const [what, args, line] of cases) {
-    it(`${what}: exit 0, nothing delivered, one log line`, () => {
-      const r = run(hook(...args));
+    it(`${what}: exit 0, nothing delivered, one log line`, async () => {
+      const r = await run(hook(...args));
       expect(r).toMatchObject({ code: 0, stdout: "", stderr: "" });
       expect(logLines()).toHaveLength(1);
       expect(logLines()[0]).toMatch(/^\S+ claude UserPromptSubmit "h": /);
@@ -85,8 +87,8 @@ describe("fail open", () => {
     });
   }
 
-  it("a timeout: stopped before the agent's deadline, exit 0, one log line", () => {
-    const r = run(["claude", "Stop", "slow", "--max", "100", "--timeout", "1", "--sh", "sleep 10"]);
+  it("a timeout: stopped before the agent's deadline, exit 0, one log line", async () => {
+    const r = await run(["claude", "Stop", "slow", "--max", "100", "--timeout", "1", "--sh", "sleep 10"]);
     expect(r).toMatchObject({ code: 0, stdout: "" });
     expect(r.ms).toBeLessThan(5000);
     expect(logLines()).toEqual([
@@ -94,44 +96,44 @@ describe("fail open", () => {
     ]);
   });
 
-  it("stdin that is not JSON: the hook still runs, with native null", () => {
+  it("stdin that is not JSON: the hook still runs, with native null", async () => {
     const out = join(dir, "envelope.json");
-    const r = run(hook("--sh", `cat > '${out}'`), "not json");
+    const r = await run(hook("--sh", `cat > '${out}'`), "not json");
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(out, "utf8"))).toMatchObject({ native: null, session_id: null });
     expect(logLines()).toEqual([expect.stringContaining("the agent's stdin is not JSON")]);
   });
 
-  it("a command line kanon did not write: exit 0 and a line", () => {
-    expect(run(["claude"]).code).toBe(0);
-    expect(run(["claude", "Stop", "x", "--bogus"]).code).toBe(0);
+  it("a command line kanon did not write: exit 0 and a line", async () => {
+    expect((await run(["claude"])).code).toBe(0);
+    expect((await run(["claude", "Stop", "x", "--bogus"])).code).toBe(0);
     expect(logLines()).toHaveLength(2);
     expect(logLines()[1]).toContain('ignored a call it cannot read: unknown argument "--bogus"');
   });
 
-  it("the log never holds the hook's output, and is rotated at 256 KiB", () => {
-    run(hook("--sh", "echo SECRET-OUTPUT; echo SECRET-ERR >&2; exit 1"));
+  it("the log never holds the hook's output, and is rotated at 256 KiB", async () => {
+    await run(hook("--sh", "echo SECRET-OUTPUT; echo SECRET-ERR >&2; exit 1"));
     expect(readFileSync(logFile, "utf8")).not.toMatch(/SECRET/);
     writeFileSync(logFile, "x".repeat(300 * 1024));
-    run(hook("--sh", "exit 4"));
+    await run(hook("--sh", "exit 4"));
     expect(statSync(`${logFile}.1`).size).toBe(300 * 1024);
     expect(logLines()).toEqual([expect.stringContaining("exited 4")]);
   });
 });
 
 describe("blocking", () => {
-  it("with --block, exit 2 blocks: exit 2 and the hook's stderr as the reason", () => {
-    const r = run(hook("--block", "--sh", "echo 'not this prompt' >&2; exit 2"));
+  it("with --block, exit 2 blocks: exit 2 and the hook's stderr as the reason", async () => {
+    const r = await run(hook("--block", "--sh", "echo 'not this prompt' >&2; exit 2"));
     expect(r).toMatchObject({ code: 2, stdout: "", stderr: "not this prompt\n" });
   });
 
-  it('with --block, {"decision": "block"} blocks with its reason', () => {
-    const r = run(hook("--block", "--sh", `echo '{"decision": "block", "reason": "r"}'`));
+  it('with --block, {"decision": "block"} blocks with its reason', async () => {
+    const r = await run(hook("--block", "--sh", `echo '{"decision": "block", "reason": "r"}'`));
     expect(r).toMatchObject({ code: 2, stderr: "r\n" });
   });
 
-  it("without --block, a decision to block is ignored and its context delivered", () => {
-    const r = run(hook("--sh", `echo '{"decision": "block", "context": "c"}'`));
+  it("without --block, a decision to block is ignored and its context delivered", async () => {
+    const r = await run(hook("--sh", `echo '{"decision": "block", "context": "c"}'`));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toBe("c");
     expect(logLines()).toEqual([
@@ -147,18 +149,50 @@ describe("context kept for the next prompt", () => {
       JSON.stringify({ session_id: session }),
     );
 
-  it("is delivered once, to the same session, by the carry built-in", () => {
-    expect(kimi("SessionStart", "s-1", "--sh", "echo anchored").stdout).toBe("");
-    expect(kimi("PostCompact", "s-1", "--sh", "echo compacted").stdout).toBe("");
-    expect(kimi("UserPromptSubmit", "s-2", "--builtin", "carry").stdout).toBe("");
-    expect(kimi("UserPromptSubmit", "s-1", "--builtin", "carry").stdout).toBe("anchored\n\ncompacted");
-    expect(kimi("UserPromptSubmit", "s-1", "--builtin", "carry").stdout).toBe("");
+  it("is delivered once, to the same session, by the carry built-in", async () => {
+    expect((await kimi("SessionStart", "s-1", "--sh", "echo anchored")).stdout).toBe("");
+    expect((await kimi("PostCompact", "s-1", "--sh", "echo compacted")).stdout).toBe("");
+    expect((await kimi("UserPromptSubmit", "s-2", "--builtin", "carry")).stdout).toBe("");
+    expect((await kimi("UserPromptSubmit", "s-1", "--builtin", "carry")).stdout).toBe(
+      "anchored\n\ncompacted",
+    );
+    expect((await kimi("UserPromptSubmit", "s-1", "--builtin", "carry")).stdout).toBe("");
     expect(logLines()).toEqual([]);
   });
 
-  it("is not kept without a session id, and says so", () => {
-    const r = run(["kimi", "SessionStart", "h", "--max", "10", "--timeout", "10", "--sh", "echo x"], "{}");
+  it("is not kept without a session id, and says so", async () => {
+    const r = await run(
+      ["kimi", "SessionStart", "h", "--max", "10", "--timeout", "10", "--sh", "echo x"],
+      "{}",
+    );
     expect(r.stdout).toBe("");
     expect(logLines()).toEqual([expect.stringContaining("the agent sent no session id")]);
+  });
+});
+
+describe("the file run by node, as agents run it", () => {
+  const node = (args: string[], input = STDIN) => spawnRunner(runner, args, { input, cwd: dir });
+
+  it("reads the agent's stdin and replies on stdout, exit 0", () => {
+    const r = node(hook("--sh", `cat > /dev/null; echo '{"context": "c"}'`));
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toBe("c");
+  });
+
+  it("a hook that fails: exit 0, nothing printed, one log line", () => {
+    expect(node(hook("--sh", "echo partial; exit 1"))).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(logLines()).toEqual([expect.stringContaining("exited 1")]);
+  });
+
+  it("with --block, exit 2 is the runner's exit status, the reason on stderr", () => {
+    const r = node(hook("--block", "--sh", "echo 'not this prompt' >&2; exit 2"));
+    expect(r).toEqual({ code: 2, stdout: "", stderr: "not this prompt\n" });
+  });
+
+  it("a command line kanon did not write: exit 0 and a line", () => {
+    expect(node(["claude", "Stop", "x", "--bogus"])).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(logLines()).toEqual([
+      expect.stringContaining('ignored a call it cannot read: unknown argument "--bogus"'),
+    ]);
   });
 });

@@ -4,9 +4,9 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo } from "../providers/helpers.js";
 import { restoredSandbox, sandboxEnv } from "../support/cli.js";
 import { otherClone } from "../support/git-remote.js";
-import { PtySession } from "../support/pty.js";
+import { InProcessTerminal } from "../support/pty.js";
 
-let pty: PtySession | undefined;
+let pty: InProcessTerminal | undefined;
 
 const YAML = `version: 1
 agents: [claude, codex]
@@ -221,7 +221,11 @@ describe("kanon update, the pull in two halves", () => {
 describe("on a terminal", () => {
   const terminal = () => ({ ...sandboxEnv(machine.home), TERM: "xterm-256color" }) as Record<string, string>;
   const update = () =>
-    new PtySession(["--home", home, "update", "--yes"], { cwd: machine.work, env: terminal(), cols: 140 });
+    new InProcessTerminal(["--home", home, "update", "--yes"], {
+      cwd: machine.work,
+      env: terminal(),
+      cols: 140,
+    });
 
   it("no leaves the home and the agents' files as they were; yes pulls and applies", async () => {
     const before = { head: head(), claude: claudeText() };
@@ -229,7 +233,8 @@ describe("on a terminal", () => {
     pty = update();
     await pty.waitFor("They run commands in your agents. [y/N]");
     expect(pty.screen()).toContain(`+${EVIL}`);
-    pty.send("n\r");
+    // Enter, as the terminal's line discipline hands it over (it turns the key's \r into \n).
+    pty.send("n\n");
     expect(await pty.exited).toBe(0);
     expect(pty.screen()).toContain("Update cancelled: nothing was pulled or written.");
     expect(head()).toBe(before.head);
@@ -238,7 +243,7 @@ describe("on a terminal", () => {
 
     pty = update();
     await pty.waitFor("[y/N]");
-    pty.send("y\r");
+    pty.send("y\n");
     expect(await pty.exited).toBe(0);
     expect(pty.screen()).toContain("Applied");
     expect(script()).toContain(EVIL);
