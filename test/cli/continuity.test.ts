@@ -1,14 +1,21 @@
 /** kanon waypoint, kanon stage and kanon task through the built binary, in a git project. */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, sandboxPerTest } from "../support/cli.js";
 
-const s = sandboxPerTest((s) => {
-  mkdirSync(join(s.work, "project", "src"), { recursive: true });
-  spawnSync("git", ["init", "-q"], { cwd: join(s.work, "project") });
+// The git project, made once for the file (`git init`) and copied into each test's sandbox.
+let template = "";
+beforeAll(() => {
+  template = mkdtempSync(join(tmpdir(), "kanon-continuity-"));
+  mkdirSync(join(template, "src"));
+  const init = spawnSync("git", ["init", "-q"], { cwd: template, encoding: "utf8" });
+  if (init.status !== 0) throw new Error(`git init: ${init.stderr}`);
 });
+afterAll(() => rmSync(template, { recursive: true, force: true }));
+const s = sandboxPerTest((s) => cpSync(template, join(s.work, "project"), { recursive: true }));
 const project = () => join(s.work, "project");
 /** `kanon --home <kh> …` run in the project's src/ folder (the git root is one up). */
 const k = (args: string[], env: Record<string, string> = {}) =>
