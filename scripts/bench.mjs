@@ -34,7 +34,7 @@ if pid == 0:
     os.dup2(fd, 1); os.dup2(fd, 2)
     os.execvp(sys.argv[1], sys.argv[1:])
 _, status, ru = os.wait4(pid, 0)
-print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "rss_mb": ru.ru_maxrss / 1024, "status": os.waitstatus_to_exitcode(status)}))
+print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "rss_mb": ru.ru_maxrss / 1024, "faults": ru.ru_minflt, "status": os.waitstatus_to_exitcode(status)}))
 `;
 
 /**
@@ -65,17 +65,22 @@ function median(values) {
 
 /**
  * `a` and `b` run in turn (a b a b …, after one unmeasured run of each): their median wall times and
- * the median of the pairs' ratios a/b, which a machine whose speed drifts during the runs moves less.
+ * the median of the pairs' ratios a/b, which a machine whose speed drifts during the runs moves less;
+ * and their median page faults (minor, from the child's rusage: counted from the fork, so each
+ * includes the same few hundred of the forked Python before its exec): where a fault is dear (~22 µs on the
+ * 2-core VM these budgets were measured on, against well under 1 µs on bare metal), faults rather
+ * than instructions make most of a small run's time beyond `node -e 0`.
  */
 function paired(a, b, env, pairs = Math.max(2 * RUNS + 1, 11)) {
   measure(a, env);
   measure(b, env);
   const runs = [];
-  for (let i = 0; i < pairs; i++) runs.push([measure(a, env).ms, measure(b, env).ms]);
+  for (let i = 0; i < pairs; i++) runs.push([measure(a, env), measure(b, env)]);
   return {
-    a: median(runs.map(([x]) => x)),
-    b: median(runs.map(([, y]) => y)),
-    ratio: median(runs.map(([x, y]) => x / y)),
+    a: median(runs.map(([x]) => x.ms)),
+    b: median(runs.map(([, y]) => y.ms)),
+    ratio: median(runs.map(([x, y]) => x.ms / y.ms)),
+    faults: { a: median(runs.map(([x]) => x.faults)), b: median(runs.map(([, y]) => y.faults)) },
   };
 }
 
@@ -360,9 +365,10 @@ try {
   const mega = (n) => `${(n / 1e6).toFixed(0)} M`.padStart(10);
   for (const s of startup) {
     const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
-    console.log(`${`Node ${s.version}: node -e 0 (paired)`.padEnd(40)} ${ms(s.b)}`);
+    const faults = (n) => `${n.toLocaleString("en-US")} page faults`;
+    console.log(`${`Node ${s.version}: node -e 0 (paired)`.padEnd(40)} ${ms(s.b)} (${faults(s.faults.b)})`);
     console.log(
-      `${`Node ${s.version}: small diff (paired)`.padEnd(40)} ${ms(s.a)} (${s.ratio.toFixed(2)} × node -e 0, median of pairs)`,
+      `${`Node ${s.version}: small diff (paired)`.padEnd(40)} ${ms(s.a)} (${s.ratio.toFixed(2)} × node -e 0, median of pairs; ${faults(s.faults.a)})`,
     );
     if (!s.ir) continue;
     console.log(`${`Node ${s.version}: node -e 0: instructions`.padEnd(40)} ${mega(s.ir.node)}`);
