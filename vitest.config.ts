@@ -38,9 +38,10 @@ export default defineConfig({
     //   forks, no isolate, 2 workers                       256 s wall, 117 s CPU   <- chosen
     //   forks, no isolate, 3 workers                       241 s wall, 128 s CPU
     //   threads, no isolate, 2 workers                     436 s wall, 158 s CPU
-    // Isolation re-imports kanon's modules for every file; no file needs it (tests reset what they
-    // set: applyTestHooks, spies). Threads share one process, so each git or kanon it spawns forks
-    // all of them. Files run in parallel, tests within a file in order.
+    // Isolation re-imports kanon's modules for every file; no file needs it (a test passes its own
+    // file system to plan and apply rather than setting one, and restores its spies). Threads share
+    // one process, so each git or kanon it spawns forks all of them. Files run in parallel, tests
+    // within a file in order.
     pool: "forks",
     isolate: false,
     maxWorkers: 2,
