@@ -1,4 +1,7 @@
-/** kanon waypoint, kanon stage and kanon task through the built binary, in a git project. */
+/**
+ * kanon waypoint, kanon stage and kanon task in a git project: in-process, and through the built
+ * binary where a hook runs it.
+ */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
