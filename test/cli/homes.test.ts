@@ -1,6 +1,6 @@
 /**
  * Agent homes that move: CODEX_HOME, CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME (OpenCode), GEMINI_CLI_HOME
- * and KIMI_CODE_HOME, through the built binary: apply, diff, undo, import and status find the files
+ * and KIMI_CODE_HOME, through kanon's command line: apply, diff, undo, import and status find the files
  * where the agent reads them, and nothing lands in the default place.
  */
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";

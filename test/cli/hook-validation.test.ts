@@ -1,5 +1,5 @@
 /**
- * Hook validation and Claude's handler types through the built binary: each error names the hook
+ * Hook validation and Claude's handler types through kanon's command line: each error names the hook
  * with kanon.yaml:LINE:COL and writes nothing; unknown events warn with "did you mean" and still
  * reach Claude; each handler type renders only where the agent runs it.
  */

@@ -1,4 +1,4 @@
-/** Git skill providers and kanon.lock through the built binary (the reference's cli/root_test items). */
+/** Git skill providers and kanon.lock through kanon's command line (the reference's cli/root_test items). */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The README's reliability promises through the built binary: leftovers of an interrupted apply,
+ * The README's reliability promises through kanon's command line: leftovers of an interrupted apply,
  * bytes that are not UTF-8, and kanon.yaml values that used to crash or change silently.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";

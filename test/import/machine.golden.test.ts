@@ -1,5 +1,5 @@
 /**
- * Realistic machines imported by the built binary. test/fixtures/import/machine: Claude settings
+ * Realistic machines imported by kanon's command line. test/fixtures/import/machine: Claude settings
  * with permissions and the user's hooks, a Codex config.toml with comments and profiles, an OpenCode
  * .jsonc with comments, a user plugin, skills in several roots, per-agent instructions.
  * test/fixtures/import/gemini-kimi: what kanon applied for Gemini CLI and Kimi Code, then the
