@@ -36,8 +36,9 @@ describe("bound", () => {
   });
 
   it("cuts at the last line boundary that fits, with one closing line", () => {
-    const lines = `${"x".repeat(9)}\n`.repeat(10); // 100 characters
-    expect(bound(lines, 60, null)).toBe(`${"x".repeat(9)}\n`.repeat(2) + "[kanon: 80 more characters cut]");
+    const line = `${"x".repeat(9)}\n`;
+    const lines = line.repeat(10); // 100 characters
+    expect(bound(lines, 60, null)).toBe(`${line}${line}[kanon: 80 more characters cut]`);
   });
 
   it("gives nothing when not even the closing line fits", () => {
