@@ -1,8 +1,8 @@
 /**
  * Smoke tests of what ships: the built `dist/kanon.js` (`npm run build`), each run a process of its
  * own, as a user starts it. The command tests call `main` in-process; these cover what only the real
- * binary shows: the bundle loading its chunks (commander, import, the UI), exit statuses as the shell
- * sees them, stdin and stdout that are pipes, terminals and readers that go away.
+ * binary shows: the one bundle running each command and loading the UI chunk, exit statuses as the
+ * shell sees them, stdin and stdout that are pipes, terminals and readers that go away.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync } from "node:fs";

@@ -195,7 +195,7 @@ function otherFields(manifest: AgentManifest, type: string): Map<string, FieldKi
     if (f.support === "native" && kind) out.set(f.name ?? neutral, kind);
   }
   // The field that raises an event's context limit, which kanon writes for neutral hooks
-  // (import takes it back out, see core/import/hooks.ts).
+  // (import takes it back out, see import/hooks.ts).
   if (type === "command")
     for (const e of Object.values(manifest.hooks.events))
       if (e.context?.limit?.raise) out.set(e.context.limit.raise, "number");
