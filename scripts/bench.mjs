@@ -67,9 +67,9 @@ function median(values) {
  * `a` and `b` run in turn (a b a b …, after one unmeasured run of each): their median wall times and
  * the median of the pairs' ratios a/b, which a machine whose speed drifts during the runs moves less;
  * and their median page faults (minor, from the child's rusage: counted from the fork, so each
- * includes the same few hundred of the forked Python before its exec): where a fault is dear (~22 µs on the
- * 2-core VM these budgets were measured on, against well under 1 µs on bare metal), faults rather
- * than instructions make most of a small run's time beyond `node -e 0`.
+ * includes the same few hundred of the forked Python before its exec): where a fault is dear
+ * (~22 µs on the 2-core VM these budgets were measured on, against well under 1 µs on bare metal),
+ * faults rather than instructions make most of a small run's time beyond `node -e 0`.
  */
 function paired(a, b, env, pairs = Math.max(2 * RUNS + 1, 11)) {
   measure(a, env);
