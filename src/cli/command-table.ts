@@ -301,7 +301,11 @@ export const COMMANDS: CommandSpec[] = [
         names: ["show"],
         description: "Show the waypoint, the pause marker and the last handoff",
         options: [
-          { flags: "--json", description: "print the waypoint, pause marker and handoffs as JSON" },
+          {
+            flags: "--json",
+            description:
+              "print the waypoint, pause marker and handoffs as JSON (revision, path, status, next and why also at the top level)",
+          },
           { flags: "--block", description: "print the bounded re-anchor block that agents get" },
           { flags: "--position", description: "print the one-line position that agents get on every prompt" },
         ],

@@ -59,23 +59,15 @@ describe("apply", () => {
   it("the runner it wrote runs: the envelope in, additionalContext out", async () => {
     s.writeHome(HOME);
     await s.k("apply", "--yes");
+    // The handler as written, run as Claude runs exec form (test/runner/as-agents-run.test.ts: in full).
+    const handler = JSON.parse(s.read(".claude/settings.json")).hooks.SessionStart[0].hooks[0];
     const native = { session_id: "s", cwd: s.work, hook_event_name: "SessionStart", source: "startup" };
-    const r = spawnSync(
-      process.execPath,
-      [
-        join(s.home, RUNNER),
-        "claude",
-        "SessionStart",
-        "anchor",
-        "--max",
-        "4800",
-        "--timeout",
-        "10",
-        "--sh",
-        "echo anchored",
-      ],
-      { input: JSON.stringify(native), encoding: "utf8", env: { PATH: process.env.PATH, HOME: s.home } },
-    );
+    const r = spawnSync(handler.command, handler.args, {
+      input: JSON.stringify(native),
+      encoding: "utf8",
+      cwd: s.work,
+      env: { PATH: process.env.PATH, HOME: s.home },
+    });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "anchored" },
