@@ -146,10 +146,10 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   // beside the destination files here, in the state directory by applyPlan.
   const write = () => {
     const removed = removeLeftovers(destinationDirs(p.files, fs), fs);
-    const { backups, swept } = applyPlan(p.plan, p.record, fs);
+    const { backups, swept, written } = applyPlan(p.plan, p.record, fs);
     if (removed + swept > 0)
       out(io, `Removed ${removed + swept} temporary file(s) left by an interrupted apply.\n`);
-    return backups;
+    return { backups, written };
   };
   warn(io, await trackedSecretWarnings(p.scope, changes, p.secrets, io));
   if (changes.length === 0) {
@@ -190,13 +190,13 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
     }
   }
   if (changes.length >= LARGE_APPLY) progressOf(io).progress?.(`Writing ${changes.length} files…`);
-  const backups = write();
+  const { backups, written } = write();
   review?.remember();
   for (const b of backups) {
     const note = replacesNote(b.change);
     if (note) out(io, `Saved ${note}: backup in ${b.path}\n`);
   }
-  out(io, `Applied ${changes.length} file change(s).\n`);
+  out(io, `Applied ${written} file change(s).\n`);
 }
 
 /**
