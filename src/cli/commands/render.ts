@@ -119,6 +119,18 @@ export interface ApplyOptions {
   accepted?: readonly string[];
 }
 
+/** The diff (unless `stat`) and the summary of what an apply would write. */
+function previewChanges(changes: readonly Change[], opts: { stat?: boolean }, io: Io): void {
+  if (!opts.stat) outPainted(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+  out(io, planSummary(changes));
+}
+
+/** A dry run's preview, then the write path without writing: a folder in the way is the error apply would give. */
+export function dryRunChanges(changes: readonly Change[], opts: { stat?: boolean }, io: Io): void {
+  previewChanges(changes, opts, io);
+  applyChanges(changes, dryRunFs);
+}
+
 /** Applies of at least this many files say so on a terminal while they write. */
 const LARGE_APPLY = 200;
 
@@ -161,14 +173,9 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
     out(io, "No changes.\n");
     return;
   }
-  const preview = () => {
-    if (!opts.stat) outPainted(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
-    out(io, planSummary(changes));
-  };
+  const preview = () => previewChanges(changes, opts, io);
   if (opts.dryRun) {
-    preview();
-    // The write path without writing: a folder in the way is the error apply would give.
-    applyChanges(changes, dryRunFs);
+    dryRunChanges(changes, opts, io);
     out(io, `Dry run: would apply ${changes.length} file change(s); nothing written.\n`);
     return;
   }
