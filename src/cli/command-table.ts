@@ -168,7 +168,8 @@ export const COMMANDS: CommandSpec[] = [
       YES,
       {
         flags: "-n, --dry-run",
-        description: "show what apply would change with the home as it is, without pulling or writing",
+        description:
+          "fetch, then show what the update would bring (review and diff), without pulling or writing",
       },
       STAT,
       TRUST_HOOKS,

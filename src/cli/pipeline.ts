@@ -392,11 +392,14 @@ function containRecord(loaded: LoadedRecord, scope: Scope): LoadedRecord {
   };
 }
 
-export async function loadPlan(
-  flags: GlobalFlags,
-  io: Io,
-): Promise<Rendered & { plan: Plan; record: LoadedRecord }> {
-  const r = await loadRendered(flags, io);
+export type Planned = Rendered & { plan: Plan; record: LoadedRecord };
+
+export async function loadPlan(flags: GlobalFlags, io: Io): Promise<Planned> {
+  return planOf(await loadRendered(flags, io), io);
+}
+
+/** A rendered home against the disk and the ownership record of its scope. */
+export async function planOf(r: Rendered, io: Io): Promise<Planned> {
   const record = recordOf(r.scope, io);
   const plan = await planChanges(r.files, {
     record: record.record,
