@@ -89,6 +89,12 @@ export interface PlanOptions {
    * nothing needs them (it may have been killed before any file landed in them).
    */
   interrupted?: readonly string[];
+  /**
+   * kanon's own folders that other destination roots write into too (its data folder, which holds
+   * the user's hook runner and each project's): once nothing of this root's is left in one, it is
+   * removed if empty and otherwise kept without a warning, since what is left there is kanon's.
+   */
+  sharedDirs?: readonly string[];
   /** Where the destination is read (the real disk unless a test says otherwise). */
   fs?: DestinationFs;
 }
@@ -164,6 +170,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     new Set(p.deleted),
     p.record,
     fs,
+    new Set(options?.sharedDirs),
   );
   p.record.dirs = [...kept];
   const { record, pending } = p;
@@ -545,6 +552,7 @@ function unneededDirs(
   gone: ReadonlySet<string>,
   record: OwnershipRecord,
   fs: DestinationFs,
+  shared: ReadonlySet<string>,
 ): { emptyDirs: string[]; kept: string[]; warnings: string[] } {
   if (touchedPaths.length === 0 || dirs.length === 0) return { emptyDirs: [], kept: [...dirs], warnings: [] };
   const needed = ancestors([...Object.keys(record.files), ...Object.keys(record.entries)]);
@@ -564,7 +572,7 @@ function unneededDirs(
       .map((e) => join(dir, e))
       .filter((p) => !gone.has(p) && !removable.has(p));
     if (foreign.length === 0) removable.add(dir);
-    else
+    else if (!shared.has(dir))
       for (const p of foreign)
         if (!candidates.includes(p)) warnings.push(`kept ${p}: kanon did not write it (so ${dir} stays)`);
   }

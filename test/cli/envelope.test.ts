@@ -126,6 +126,28 @@ describe("the runner and the destination boundary", () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it("removing one root's runner keeps the other's quietly: kanon's data folder is shared by its roots", async () => {
+    s.writeHome(HOME);
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    const user = (...args: string[]) => s.k("--agent", "claude", ...args);
+    const proj = (...args: string[]) => s.k("--project", project, "--agent", "claude", ...args);
+    expect((await user("apply", "--yes")).status).toBe(0);
+    expect((await proj("apply", "--yes")).status).toBe(0);
+    s.writeHome(HOME.replace("envelope: neutral", "envelope: native"));
+    // The user's runner goes; the project's, beside it under projects/, is no file of the user's.
+    expect(await user("apply", "--yes")).toMatchObject({ status: 0, stderr: "" });
+    expect(s.exists(RUNNER)).toBe(false);
+    expect(readdirSync(join(s.home, ".local/share/kanon/projects"))).toHaveLength(1);
+    // And the other way round: the project's goes, the user's stays, both without a word.
+    s.writeHome(HOME);
+    expect((await user("apply", "--yes")).status).toBe(0);
+    s.writeHome(HOME.replace("envelope: neutral", "envelope: native"));
+    expect(await proj("apply", "--yes")).toMatchObject({ status: 0, stderr: "" });
+    expect(existsSync(join(s.home, ".local/share/kanon/projects"))).toBe(false);
+    expect(s.exists(RUNNER)).toBe(true);
+  });
+
   it("the record may name the runner where an earlier XDG_DATA_HOME put it", async () => {
     s.writeHome(HOME);
     const old = join(s.work, "old-data");
