@@ -316,6 +316,12 @@ export interface McpCapabilities {
   format: "json" | "jsonc" | "toml";
   /** Top-level key whose entries are kanon's. */
   key: string;
+  /**
+   * Keys of an entry that kanon writes and the agent assumes, with that value, when they are absent
+   * (Claude Code: `type` stdio). An entry on disk without them means the same: a merge leaves them
+   * out of it, and import does not count them as a change.
+   */
+  implied?: Record<string, string>;
   /** The name the model sees for a server's tool: `{server}` and `{tool}` are replaced. */
   toolName: string;
   /**
