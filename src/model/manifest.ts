@@ -449,6 +449,8 @@ export interface HookRead {
 /** One native MCP entry read back: the neutral server, or null when it has none (see warnings). */
 export interface McpRead {
   server: McpServer | null;
+  /** The entry's keys that the server was read from (each other key has a warning). */
+  keys: string[];
   warnings: string[];
 }
 
