@@ -93,6 +93,7 @@ function renderAgent(agent: Agent, { source, scope, decisions, mcp }: RenderInpu
       mode: decided.some((d) => d.resolved.length > 0) ? 0o600 : 0o644,
       merge: { kind: "entries", format: m.mcp.format, key: m.mcp.key },
       managed,
+      ...(m.mcp.implied ? { implied: { [m.mcp.key]: m.mcp.implied } } : {}),
       ...(alternatives.length > 0 ? { alternatives } : {}),
     });
   }
@@ -204,6 +205,7 @@ function combineRegions(a: TargetFile, b: TargetFile): TargetFile | null {
   const keys = regions.map((r) => r.key);
   if (new Set(keys).size !== keys.length) return null;
   const managed = { ...a.managed, ...b.managed };
+  const implied = { ...a.implied, ...b.implied };
   return {
     agent: a.agent,
     path: a.path,
@@ -211,5 +213,6 @@ function combineRegions(a: TargetFile, b: TargetFile): TargetFile | null {
     mode: a.mode,
     merge: { kind: "regions", format: a.merge.format, regions },
     managed,
+    ...(Object.keys(implied).length > 0 ? { implied } : {}),
   };
 }

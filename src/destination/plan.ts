@@ -444,7 +444,14 @@ function planMerged(
     };
   }
   if (!coOwned) throw new KanonError(`${path} appeared while kanon was planning; run the command again`);
-  const plan = coOwned.planCoOwned(decodeBytes(disk.before), spec, file.managed ?? {}, path, previous);
+  const plan = coOwned.planCoOwned(
+    decodeBytes(disk.before),
+    spec,
+    file.managed ?? {},
+    path,
+    previous,
+    file.implied,
+  );
   const created = previous?.created ? { created: true as const } : {};
   if (ownsSomething(plan.owned))
     record.entries[path] = { agent: file.agent, merge: spec, ...plan.owned, ...created };

@@ -17,50 +17,60 @@ import { isPlainObject, type PlainObject, sortedKeys } from "./values.js";
 /** A whole TOML document; "" for an empty one. */
 export function encodeToml(doc: PlainObject): string {
   const out: string[] = [];
-  writeTableBody(out, [], doc);
+  writeTableBody(out, [], doc, "literal");
   return out.join("");
 }
+
+/**
+ * How strings and quoted keys are written: go-toml's `'literal'` where it can, or `"basic"` (the
+ * editors write a value into a file in the style of the strings around it).
+ */
+export type TomlQuotes = "literal" | "basic";
 
 /**
  * The text go-toml writes for the table at `path` inside a larger document: its `[path]` header,
  * its key/values and its sub-tables, ending with "\n".
  */
-export function encodeTomlTable(path: readonly string[], table: PlainObject): string {
+export function encodeTomlTable(
+  path: readonly string[],
+  table: PlainObject,
+  quotes: TomlQuotes = "literal",
+): string {
   const out: string[] = [];
-  writeTableLike(out, path, table);
+  writeTableLike(out, path, table, quotes);
   return out.join("");
 }
 
 /** One value as it appears after `key = `: inline arrays and inline tables. */
-export function encodeTomlValue(value: unknown): string {
-  if (typeof value === "string") return encodeTomlString(value);
+export function encodeTomlValue(value: unknown, quotes: TomlQuotes = "literal"): string {
+  if (typeof value === "string") return encodeTomlString(value, quotes);
   if (typeof value === "number") return encodeTomlNumber(value);
   if (typeof value === "boolean") return value ? "true" : "false";
   if (typeof value === "bigint") return value.toString();
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) {
-    return `[${value.map((item) => encodeTomlValue(arrayItem(item))).join(", ")}]`;
+    return `[${value.map((item) => encodeTomlValue(arrayItem(item), quotes)).join(", ")}]`;
   }
   if (isPlainObject(value)) {
-    const members = presentKeys(value).map((key) => `${encodeTomlKey(key)} = ${encodeTomlValue(value[key])}`);
+    const members = presentKeys(value).map(
+      (key) => `${encodeTomlKey(key, quotes)} = ${encodeTomlValue(value[key], quotes)}`,
+    );
     return `{${members.join(", ")}}`;
   }
   throw new KanonError(`cannot write ${value === null ? "null" : typeof value} as a TOML value`);
 }
 
 /** A key: bare if it can be, else 'literal', else "basic" (when it holds `'` or control characters). */
-export function encodeTomlKey(key: string): string {
-  if (key === "") return "''";
+export function encodeTomlKey(key: string, quotes: TomlQuotes = "literal"): string {
   if (BARE_KEY.test(key)) return key;
-  if (key.includes("'") || needsBasicString(key)) return basicString(key);
-  return `'${key}'`;
+  return encodeTomlString(key, quotes);
 }
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
 /** Literal 'string' unless it holds `'`, CR, LF or another control character (tab is allowed). */
-export function encodeTomlString(text: string): string {
-  return needsBasicString(text) ? basicString(text) : `'${text}'`;
+export function encodeTomlString(text: string, quotes: TomlQuotes = "literal"): string {
+  return quotes === "basic" || needsBasicString(text) ? basicString(text) : `'${text}'`;
 }
 
 function needsBasicString(text: string): boolean {
@@ -127,28 +137,34 @@ function arrayItem(item: unknown): unknown {
   return item;
 }
 
-function writeTableBody(out: string[], path: readonly string[], table: PlainObject): void {
+function writeTableBody(
+  out: string[],
+  path: readonly string[],
+  table: PlainObject,
+  quotes: TomlQuotes,
+): void {
   const keys = presentKeys(table);
   const values = keys.filter((key) => !isTableLike(table[key]));
   const tables = keys.filter((key) => isTableLike(table[key]));
-  for (const key of values) out.push(`${encodeTomlKey(key)} = ${encodeTomlValue(table[key])}\n`);
+  for (const key of values)
+    out.push(`${encodeTomlKey(key, quotes)} = ${encodeTomlValue(table[key], quotes)}\n`);
   tables.forEach((key, i) => {
     if (i > 0 || values.length > 0) out.push("\n");
-    writeTableLike(out, [...path, key], table[key]);
+    writeTableLike(out, [...path, key], table[key], quotes);
   });
 }
 
-function writeTableLike(out: string[], path: readonly string[], value: unknown): void {
-  const header = path.map(encodeTomlKey).join(".");
+function writeTableLike(out: string[], path: readonly string[], value: unknown, quotes: TomlQuotes): void {
+  const header = path.map((key) => encodeTomlKey(key, quotes)).join(".");
   if (Array.isArray(value)) {
     value.forEach((item, i) => {
       if (i > 0) out.push("\n");
       out.push(`[[${header}]]\n`);
-      writeTableBody(out, path, item as PlainObject);
+      writeTableBody(out, path, item as PlainObject, quotes);
     });
   } else {
     out.push(`[${header}]\n`);
-    writeTableBody(out, path, value as PlainObject);
+    writeTableBody(out, path, value as PlainObject, quotes);
   }
 }
 

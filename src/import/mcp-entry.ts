@@ -53,22 +53,25 @@ const oneOf = (values: string[]) =>
  * (a server kanon cannot render).
  */
 export function readMcpEntry(agent: string, table: McpEntryRead, name: string, entry: unknown): McpRead {
-  if (!isPlainObject(entry)) return { server: null, warnings: [leftRaw(agent, name, "it is not an object")] };
+  if (!isPlainObject(entry))
+    return { server: null, keys: [], warnings: [leftRaw(agent, name, "it is not an object")] };
   const refs = REF_SYNTAX[table.envRef ?? "${NAME}"];
   const warnings: string[] = [];
+  const keys: string[] = [];
   const s: McpServer = {};
   for (const [key, v] of Object.entries(entry)) {
     const field = Object.hasOwn(table.fields, key) ? table.fields[key] : undefined;
     const not = field ? readField(s, field, v, refs) : "";
-    if (not !== null)
+    if (not === null) keys.push(key);
+    else
       warnings.push(
         `skipped unsupported ${agent} mcp server ${JSON.stringify(name)} field ${JSON.stringify(key)}${not && ` because it is not ${not}`}`,
       );
   }
   if (!s.command && !s.url)
-    return { server: null, warnings: [leftRaw(agent, name, "it has no command or url")] };
+    return { server: null, keys: [], warnings: [leftRaw(agent, name, "it has no command or url")] };
   if (table.omitImpliedType && s.type === (s.url ? "http" : "stdio")) delete s.type;
-  return { server: s, warnings };
+  return { server: s, keys, warnings };
 }
 
 /** Sets what `v` holds on `s`; null when it did, else what it should have been (`a string`). */

@@ -6,13 +6,17 @@
  * lost, and every agent gets back exactly what it has (reference §5.8.4, made exact).
  */
 import { OVERRIDABLE, overrideBetween, serverFor } from "../core/mcp-overrides.js";
-import { deepEqual } from "../formats/values.js";
+import { deepEqual, isPlainObject, type PlainObject } from "../formats/values.js";
 import type { McpOverride, McpServer } from "../model/config.js";
+import { ENV_REF } from "../model/env.js";
 import type { Agent } from "../model/manifest.js";
+import { wordList } from "../model/text.js";
 
 export interface FoundServer {
   agent: Agent;
   name: string;
+  /** The agent's own entry, the keys it was read from. */
+  native: PlainObject;
   /**
    * The entry read back, most neutral first: each renders for `agent` exactly what the first does
    * (`env_vars = ["T"]` may also read as `env: {T: "${T}"}` where the agent renders that the same).
@@ -43,6 +47,10 @@ export function importServers(
       warnings.push(
         `mcp server ${JSON.stringify(name)} may not render back exactly as found for ${list.map((f) => f.agent.manifest.id).join(", ")}; kanon diff shows the difference`,
       );
+    for (const f of list) {
+      const change = entryChange(f, f.agent.mcpServer(serverFor(server, f.agent.manifest.id)));
+      if (change) warnings.push(change);
+    }
     const targets = allAgents.filter((a) => list.some((f) => f.agent.manifest.id === a));
     servers[name] = targets.length === allAgents.length ? server : { ...server, targets };
   }
@@ -120,4 +128,53 @@ function rendersBack(s: McpServer, list: readonly FoundServer[]): boolean {
   return list.every((f) =>
     deepEqual(f.agent.mcpServer(serverFor(s, f.agent.manifest.id)), f.agent.mcpServer(f.readings[0]!)),
   );
+}
+
+/**
+ * What the first apply will change in an agent's own entry, named by its keys, when the server
+ * renders for it otherwise than it is written (`env.GITHUB_TOKEN will be written as env_vars`): a
+ * reference read as the variable's value where the agent took it as text, a key the agent reads
+ * under another name. A key the agent assumes when it is absent (its manifest's `mcp.implied`) is no
+ * change; null when nothing changes.
+ */
+function entryChange({ agent, name, native }: FoundServer, rendered: PlainObject): string | null {
+  const m = agent.manifest;
+  const before = leaves(native);
+  const after = leaves(rendered);
+  for (const [key, value] of Object.entries(m.mcp.implied ?? {}))
+    if (!Object.hasOwn(native, key) && after.get(key) === value) after.delete(key);
+  const gone = [...before.keys()].filter((path) => !after.has(path));
+  const added = [...after.keys()].filter((path) => !before.has(path));
+  const changed = [...before.keys()].filter((p) => after.has(p) && !deepEqual(before.get(p), after.get(p)));
+  const parts: string[] = [];
+  const list = (paths: string[]) => wordList(paths, "and");
+  if (gone.length > 0)
+    parts.push(`${list(gone)} will be ${added.length > 0 ? `written as ${list(added)}` : "left out"}`);
+  else if (added.length > 0) parts.push(`${list(added)} will be added`);
+  // A number or a switch is no secret: its new value is shown.
+  for (const path of changed) {
+    const v = after.get(path);
+    parts.push(`${path} will change${typeof v === "number" || typeof v === "boolean" ? ` to ${v}` : ""}`);
+  }
+  if (parts.length === 0) return null;
+  // A reference the agent took as text, which kanon.yaml reads as the variable's value.
+  const refs = [...gone, ...changed]
+    .map((path) => before.get(path))
+    .flatMap((v) =>
+      typeof v === "string" && m.mcp.variables === "as-written" ? [...v.matchAll(ENV_REF)] : [],
+    )
+    .map((match) => match[0]);
+  const file = m.mcp.file.user?.split("/").pop() ?? "its MCP file";
+  const why =
+    refs.length > 0 ? ` (${m.displayName} does not expand ${list([...new Set(refs)])} in ${file})` : "";
+  return `mcp server ${JSON.stringify(name)} for ${m.id}: ${parts.join("; ")}${why}`;
+}
+
+/** Every value of an entry that is not a table, by its dotted path (`env.GITHUB_TOKEN`). */
+function leaves(entry: PlainObject, prefix = "", out = new Map<string, unknown>()): Map<string, unknown> {
+  for (const [key, value] of Object.entries(entry)) {
+    if (isPlainObject(value) && Object.keys(value).length > 0) leaves(value, `${prefix}${key}.`, out);
+    else out.set(`${prefix}${key}`, value);
+  }
+  return out;
 }

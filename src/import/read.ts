@@ -13,7 +13,7 @@ import { literalVariables, literalVariablesWhy } from "../core/mcp-variables.js"
 import { nameProblem, segmentProblem } from "../core/names.js";
 import { providerSkillName } from "../core/skill-names.js";
 import { nestingProblem } from "../formats/nesting.js";
-import { deepEqual, isPlainObject } from "../formats/values.js";
+import { deepEqual, isPlainObject, type PlainObject, setOwn } from "../formats/values.js";
 import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
 import type { InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { osErrorText } from "../model/fs-errors.js";
@@ -334,7 +334,9 @@ function readMcpFile(
         );
         continue;
       }
-      out.push({ agent, name, readings: readings(agent, read.server) });
+      const native: PlainObject = {};
+      for (const key of read.keys) setOwn(native, key, (value[name] as PlainObject)[key]);
+      out.push({ agent, name, native, readings: readings(agent, read.server) });
     }
   }
   return out;

@@ -316,6 +316,12 @@ export interface McpCapabilities {
   format: "json" | "jsonc" | "toml";
   /** Top-level key whose entries are kanon's. */
   key: string;
+  /**
+   * Keys of an entry that kanon writes and the agent assumes, with that value, when they are absent
+   * (Claude Code: `type` stdio). An entry on disk without them means the same: a merge leaves them
+   * out of it, and import does not count them as a change.
+   */
+  implied?: Record<string, string>;
   /** The name the model sees for a server's tool: `{server}` and `{tool}` are replaced. */
   toolName: string;
   /**
@@ -443,6 +449,8 @@ export interface HookRead {
 /** One native MCP entry read back: the neutral server, or null when it has none (see warnings). */
 export interface McpRead {
   server: McpServer | null;
+  /** The entry's keys that the server was read from (each other key has a warning). */
+  keys: string[];
   warnings: string[];
 }
 

@@ -84,6 +84,11 @@ export interface TargetFile {
   /** For merged files: the managed document, e.g. `{ mcpServers: { github: {...} } }`. */
   managed?: Record<string, unknown>;
   /**
+   * For an `entries` merge, by its key: members of each entry that the agent assumes when they are
+   * absent, with the value it assumes (the manifest's `mcp.implied`).
+   */
+  implied?: Record<string, Record<string, string>>;
+  /**
    * Other paths that hold the same co-owned document (e.g. opencode.jsonc for opencode.json): the
    * first one of `[path, ...alternatives]` that exists is merged; a new file is created at `path`.
    */

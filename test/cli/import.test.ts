@@ -306,6 +306,7 @@ describe("the reference's import behaviour", () => {
       'warning: skipped unsupported claude json field "projects"',
       'warning: skipped unsupported claude settings field "theme"',
       'warning: skipped unsupported claude settings field "permissions"',
+      'warning: mcp server "github" for codex: env.GITHUB_TOKEN will be written as env_vars (Codex CLI does not expand ${GITHUB_TOKEN} in config.toml)',
     ]);
     expect((await k("import", "--hook-names", "go")).stdout).toContain("  - name: codex-PreToolUse-1\n");
   });
@@ -329,7 +330,10 @@ describe("the reference's import behaviour", () => {
         '[mcp_servers.remote]\nurl = "https://mcp.example.com"\nbearer_token_env_var = "MCP_TOKEN"\n[mcp_servers.remote.env_http_headers]\nX-Env = "X_ENV"\n[mcp_servers.remote.http_headers]\nX-Public = "yes"\n',
     });
     const r = await k("import", "--write");
-    expect(warnings(r.stderr)).toEqual(['warning: skipped unsupported opencode config field "model"']);
+    expect(warnings(r.stderr)).toEqual([
+      'warning: skipped unsupported opencode config field "model"',
+      'warning: mcp server "local" for opencode: timeout will change to 6000',
+    ]);
     expect(s.readHome("kanon.yaml")).toContain(
       [
         "      command: ctx",

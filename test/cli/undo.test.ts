@@ -165,7 +165,10 @@ describe("applies and imports share one history, newest first", () => {
 
     const first = await k("undo", "--yes");
     expect(first.stdout).toMatch(/^Undo the apply of /);
-    expect(first.stdout).toContain(`${join(s.home, ".claude.json")} (claude)\n`);
+    expect(first.stdout).toContain(`${join(s.home, ".claude/CLAUDE.md")} (claude)\n`);
+    // The imported docs server is as Claude has it (no `type`, which Claude takes as stdio): apply 2
+    // left .claude.json alone.
+    expect(first.stdout).not.toContain(".claude.json");
     expect(s.read(".claude/CLAUDE.md")).toBe("Changed.\n");
     expect(readFileSync(join(s.home, ".claude.json"), "utf8")).toBe(afterApply1);
     expect((await claude("diff", "--stat")).stdout).not.toBe("No changes.\n"); // the import is still there

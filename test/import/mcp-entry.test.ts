@@ -84,6 +84,7 @@ describe("readMcpEntry", () => {
     };
     expect(read({ command: "c", ...bad, other: 1 })).toEqual({
       server: { command: "c" },
+      keys: ["command"],
       warnings: [
         ["args", "a list of strings"],
         ["env", "a map of strings"],

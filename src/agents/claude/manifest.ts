@@ -163,6 +163,8 @@ export const claudeManifest: AgentManifest = {
     file: { user: ".claude.json", project: ".mcp.json" },
     format: "json",
     key: "mcpServers",
+    // "type may be omitted for stdio" (Claude Code's MCP docs); kanon writes it all the same.
+    implied: { type: "stdio" },
     toolName: "mcp__{server}__{tool}",
     inheritsEnvironment: "all",
     fields: {

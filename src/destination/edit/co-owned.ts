@@ -6,7 +6,7 @@
 
 import { visit } from "jsonc-parser";
 import { nestingProblem } from "../../formats/nesting.js";
-import { deepEqual, isPlainObject, type PlainObject } from "../../formats/values.js";
+import { deepEqual, isPlainObject, type PlainObject, setOwn } from "../../formats/values.js";
 import type { MergeSpec } from "../../model/types.js";
 import {
   emptyManaged,
@@ -51,6 +51,7 @@ export function planCoOwned(
   managed: Record<string, unknown>,
   path: string,
   previous: OwnedEntries | undefined,
+  implied: Readonly<Record<string, Readonly<Record<string, string>>>> = {},
 ): CoOwnedPlan {
   // Parsers and walks recurse per level: a hostile depth would overflow the stack.
   const deep = nestingProblem(existing, spec.format);
@@ -63,7 +64,7 @@ export function planCoOwned(
       ? []
       : mergeRegions(previous.merge).filter((r) => !keys.has(r.key) && before.has(r.key));
   if (spec.kind !== "regions" && gone.length === 0)
-    return planRegion(existing, spec, managed, path, before.get(spec.key));
+    return planRegion(existing, spec, managed, path, before.get(spec.key), implied[spec.key]);
 
   let text = existing;
   const owned: Record<string, OwnedRegion> = {};
@@ -71,7 +72,7 @@ export function planCoOwned(
   let replaces: Replaces | undefined;
   for (const region of [...regions, ...gone]) {
     const values = keys.has(region.key) ? managed : emptyManaged(region);
-    const plan = planRegion(text, region, values, path, before.get(region.key));
+    const plan = planRegion(text, region, values, path, before.get(region.key), implied[region.key]);
     text = plan.text;
     removed.push(...plan.removed);
     if (plan.replaces === "edited" || (plan.replaces === "foreign" && replaces === undefined))
@@ -90,6 +91,7 @@ function planRegion(
   managed: Record<string, unknown>,
   path: string,
   previous: OwnedRegion | undefined,
+  implied: Readonly<Record<string, string>> | undefined,
 ): CoOwnedPlan {
   const doc = parseDocument(existing, spec.format, path);
   const current = doc[spec.key];
@@ -129,9 +131,10 @@ function planRegion(
   }
 
   if (current !== undefined && !isPlainObject(current)) throw notAnObject(path, spec.key);
-  const desired = (normaliseManaged(managed, spec.format === "toml") as PlainObject)[spec.key] as
+  const rendered = (normaliseManaged(managed, spec.format === "toml") as PlainObject)[spec.key] as
     | PlainObject
     | undefined;
+  const desired = rendered && implied ? withoutImplied(rendered, current, implied) : rendered;
   const before = previous?.names ?? {};
   const names: Record<string, string> = {};
   let replaces: Replaces | undefined;
@@ -161,6 +164,32 @@ function planRegion(
       : Object.entries(desired ?? {}).every(([name, value]) => deepEqual(current[name], value)));
   const text = nothing ? existing : mergeCoOwned(existing, spec, { [spec.key]: desired ?? {} }, path, remove);
   return { text, owned: { names }, removed, ...(replaces ? { replaces } : {}) };
+}
+
+/**
+ * Each entry as rendered, less the members the agent assumes where the entry on disk leaves them
+ * out (Claude's `type: "stdio"`): they mean the same there, so the entry keeps its bytes and the
+ * record its hash.
+ */
+function withoutImplied(
+  rendered: PlainObject,
+  current: PlainObject | undefined,
+  implied: Readonly<Record<string, string>>,
+): PlainObject {
+  const out: PlainObject = {};
+  for (const [name, entry] of Object.entries(rendered)) {
+    const there = current !== undefined && Object.hasOwn(current, name) ? current[name] : undefined;
+    if (!isPlainObject(entry) || !isPlainObject(there)) {
+      setOwn(out, name, entry);
+      continue;
+    }
+    const kept: PlainObject = {};
+    for (const [key, value] of Object.entries(entry))
+      if (Object.hasOwn(there, key) || !Object.hasOwn(implied, key) || implied[key] !== value)
+        setOwn(kept, key, value);
+    setOwn(out, name, kept);
+  }
+  return out;
 }
 
 /**

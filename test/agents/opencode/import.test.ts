@@ -12,6 +12,7 @@ describe("opencode's MCP entry table", () => {
       read("docs", { type: "local", command: ["docs-mcp", "--stdio"], extra: 1, enabled: "no" }),
     ).toEqual({
       server: { command: "docs-mcp", args: ["--stdio"] },
+      keys: ["type", "command"],
       warnings: [
         'skipped unsupported opencode mcp server "docs" field "extra"',
         'skipped unsupported opencode mcp server "docs" field "enabled" because it is not true or false',
@@ -22,10 +23,12 @@ describe("opencode's MCP entry table", () => {
   it("leaves an entry raw that is not an object, or has neither a command nor a url", () => {
     expect(read("a", 1)).toEqual({
       server: null,
+      keys: [],
       warnings: ['left MCP server "a" raw for opencode because it is not an object'],
     });
     expect(read("b", { type: "local", extra: 1 })).toEqual({
       server: null,
+      keys: [],
       warnings: ['left MCP server "b" raw for opencode because it has no command or url'],
     });
   });

@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { findNodeAtLocation, type Node, parseTree, visit } from "jsonc-parser";
+import { type AST, parseTOML } from "toml-eslint-parser";
 import { describe, expect, it } from "vitest";
 import { nextLineStart, startsLine } from "../../../src/destination/edit/text.js";
 import { encodeToml, encodeTomlTable } from "../../../src/formats/toml.js";
@@ -420,3 +421,215 @@ function expectedAddition(
       : blank + block;
   return input.slice(0, anchorEnd) + insertion + input.slice(anchorEnd);
 }
+
+// ---------------------------------------------------------------------------------------------
+// TOML: one server, in every form a person may write it, edited key by key
+
+type EntryForm = "tables" | "env-inline" | "env-dotted" | "inline" | "dotted" | "root-dotted";
+
+interface EntryStyle {
+  form: EntryForm;
+  /** Rotates the order the server's keys are written in. */
+  rotate: number;
+  /** `=` as written: ` = `, `=` or wider. */
+  equals: string;
+  /** Drives quoting, array layout and comments, read in turn. */
+  noise: number[];
+}
+
+const entryStyle = fc.record({
+  form: fc.constantFrom<EntryForm>("tables", "env-inline", "env-dotted", "inline", "dotted", "root-dotted"),
+  rotate: fc.nat(5),
+  equals: fc.constantFrom(" = ", "=", "   =  "),
+  noise: fc.array(fc.nat(9), { minLength: 1, maxLength: 16 }),
+});
+
+const entryValue = fc.record(
+  {
+    command: tomlString,
+    args: fc.array(tomlString, { maxLength: 3 }),
+    env: fc.dictionary(fc.stringMatching(/^[A-Z][A-Z_]{0,5}$/), tomlString, { maxKeys: 3 }),
+    startup_timeout_sec: fc.nat(120),
+    enabled_tools: fc.array(bareKey, { maxLength: 2 }),
+  },
+  { requiredKeys: ["command"] },
+);
+
+/** Prints one server as `style` says; every form is valid TOML for the same value. */
+function printEntry(server: PlainObject, style: EntryStyle): { root: string; body: string } {
+  let turn = 0;
+  const pick = () => style.noise[turn++ % style.noise.length]!;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: literal strings cannot hold control characters
+  const literal = /['\u0000-\u001f\u007f]/;
+  const str = (s: string) => (pick() < 5 || literal.test(s) ? JSON.stringify(s) : `'${s}'`);
+  const value = (v: unknown, inline = false): string => {
+    if (typeof v === "string") return str(v);
+    if (typeof v === "number") return String(v);
+    if (Array.isArray(v)) {
+      if (v.length > 0 && !inline && pick() < 3)
+        return `[\n  ${v.map((x) => value(x, true)).join(",\n  ")},\n]`;
+      return `[${v.map((x) => value(x, true)).join(", ")}]`;
+    }
+    const members = Object.entries(v as PlainObject).map(([k, x]) => `${k} = ${value(x, true)}`);
+    return members.length === 0 ? "{}" : `{ ${members.join(", ")} }`;
+  };
+  const comment = () => (pick() === 7 ? "   # why" : "");
+  const line = (key: string, v: unknown) => `${key}${style.equals}${value(v)}${comment()}\n`;
+  const keys = Object.keys(server);
+  const ordered = [...keys.slice(style.rotate % keys.length), ...keys.slice(0, style.rotate % keys.length)];
+  const scalars = ordered.filter((k) => k !== "env");
+  const env = server.env as PlainObject | undefined;
+  const dottedEnv = (prefix: string) =>
+    env === undefined
+      ? ""
+      : Object.keys(env).length === 0
+        ? line(`${prefix}env`, {})
+        : Object.entries(env)
+            .map(([k, v]) => line(`${prefix}env.${k}`, v))
+            .join("");
+  const header = "[mcp_servers.s]\n";
+  switch (style.form) {
+    case "tables": {
+      const members = Object.entries(env ?? {}).map(([k, v]) => line(k, v));
+      const sub = env === undefined ? "" : `\n[mcp_servers.s.env]\n${members.join("")}`;
+      return { root: "", body: `${header}${scalars.map((k) => line(k, server[k])).join("")}${sub}` };
+    }
+    case "env-inline":
+      return { root: "", body: header + ordered.map((k) => line(k, server[k])).join("") };
+    case "env-dotted":
+      return { root: "", body: header + scalars.map((k) => line(k, server[k])).join("") + dottedEnv("") };
+    case "inline":
+      return { root: "", body: `[mcp_servers]\ns = ${value(server, true)}${comment()}\n` };
+    case "dotted":
+      return {
+        root: "",
+        body: `[mcp_servers]\n${scalars.map((k) => line(`s.${k}`, server[k])).join("")}${dottedEnv("s.")}`,
+      };
+    case "root-dotted":
+      return {
+        root:
+          scalars.map((k) => line(`mcp_servers.s.${k}`, server[k])).join("") + dottedEnv("mcp_servers.s."),
+        body: "",
+      };
+  }
+}
+
+/** The text of every key/value's value that is not a table, by its full key path. */
+function valueTexts(text: string): Map<string, { text: string; start: number; end: number }> {
+  const program = parseTOML(text, { tomlVersion: "1.1" });
+  const out = new Map<string, { text: string; start: number; end: number }>();
+  const path = (key: AST.TOMLKey) => key.keys.map((k) => (k.type === "TOMLBare" ? k.name : k.value));
+  const visit = (prefix: string[], kv: AST.TOMLKeyValue) => {
+    const at = [...prefix, ...path(kv.key)];
+    if (kv.value.type === "TOMLInlineTable") for (const member of kv.value.body) visit(at, member);
+    else {
+      const [start, end] = kv.value.range;
+      out.set(JSON.stringify(at), { text: text.slice(start, end), start, end });
+    }
+  };
+  for (const item of program.body[0].body) {
+    if (item.type === "TOMLKeyValue") visit([], item);
+    else for (const kv of item.body) visit(path(item.key), kv);
+  }
+  return out;
+}
+
+/** A leaf of the server: a key other than env, or one env member. */
+function leaves(server: PlainObject): string[][] {
+  const env = (server.env ?? {}) as PlainObject;
+  return [
+    ...Object.keys(server)
+      .filter((k) => k !== "env")
+      .map((k) => [k]),
+    ...Object.keys(env).map((k) => ["env", k]),
+  ];
+}
+
+function changed(v: unknown): unknown {
+  if (typeof v === "string") return `${v}x`;
+  if (typeof v === "number") return v + 1;
+  return [...(v as unknown[]), "z"];
+}
+
+function withLeaf(server: PlainObject, at: string[], v: unknown): PlainObject {
+  const out = structuredClone(server);
+  if (at.length === 2 && out.env === undefined) out.env = {};
+  const holder = (at.length === 2 ? out.env : out) as PlainObject;
+  const key = at[at.length - 1]!;
+  if (v === undefined) delete holder[key];
+  else holder[key] = v;
+  return out;
+}
+
+describe("TOML entries, edited key by key", () => {
+  const spec: MergeSpec = { kind: "entries", format: "toml", key: "mcp_servers" };
+  const document = (server: PlainObject, style: EntryStyle) => {
+    const { root, body } = printEntry(server, style);
+    return `# mine\nmodel = "o3"\n${root}\n${body}\n[mcp_servers.other]\ncommand = "o"  # keep\n\n[profiles.fast]\nmodel = "o4-mini"\n`;
+  };
+
+  it("gives the very same text for the same values, in every layout", () => {
+    fc.assert(
+      fc.property(entryValue, entryStyle, (server, style) => {
+        const input = document(server, style);
+        expect(mergeChecked(input, spec, { mcp_servers: { s: server } })).toBe(input);
+      }),
+    );
+  });
+
+  it("changes only the bytes of the one value that changes", () => {
+    fc.assert(
+      fc.property(entryValue, entryStyle, fc.nat(), (server, style, which) => {
+        const input = document(server, style);
+        const all = leaves(server);
+        const at = all[which % all.length]!;
+        const before = at.reduce<unknown>((v, k) => (v as PlainObject)[k], server);
+        const desired = withLeaf(server, at, changed(before));
+        const output = mergeChecked(input, spec, { mcp_servers: { s: desired } });
+        const old = valueTexts(input).get(JSON.stringify(["mcp_servers", "s", ...at]))!;
+        expect(output.slice(0, old.start)).toBe(input.slice(0, old.start));
+        expect(output.slice(output.length - (input.length - old.end))).toBe(input.slice(old.end));
+      }),
+    );
+  });
+
+  it("adds or removes one key without touching the bytes of any other value", () => {
+    const extra: [string[], unknown][] = [
+      [["startup_timeout_sec"], 15],
+      [["enabled_tools"], ["t"]],
+      [["env", "NEW"], "v"],
+      [["env_vars"], ["TOKEN"]],
+    ];
+    fc.assert(
+      fc.property(entryValue, entryStyle, fc.nat(), fc.boolean(), (server, style, which, add) => {
+        const input = document(server, style);
+        const removable = leaves(server).filter((at) => at[0] !== "command");
+        const absent = extra.filter(
+          ([at]) => at.reduce<unknown>((v, k) => (v as PlainObject)?.[k], server) === undefined,
+        );
+        let at: string[];
+        let desired: PlainObject;
+        if ((add || removable.length === 0) && absent.length > 0) {
+          const [path, value] = absent[which % absent.length]!;
+          at = path;
+          desired = withLeaf(server, path, value);
+        } else if (removable.length > 0) {
+          at = removable[which % removable.length]!;
+          desired = withLeaf(server, at, undefined);
+        } else return;
+        const output = mergeChecked(input, spec, { mcp_servers: { s: desired } });
+        const after = valueTexts(output);
+        for (const [key, value] of valueTexts(input)) {
+          if (key === JSON.stringify(["mcp_servers", "s", ...at])) continue;
+          expect(after.get(key)?.text).toBe(value.text);
+        }
+        expect(output.startsWith('# mine\nmodel = "o3"\n')).toBe(true);
+        expect(
+          output.endsWith(
+            '[mcp_servers.other]\ncommand = "o"  # keep\n\n[profiles.fast]\nmodel = "o4-mini"\n',
+          ),
+        ).toBe(true);
+      }),
+    );
+  });
+});

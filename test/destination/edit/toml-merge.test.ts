@@ -2,8 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { mergeCoOwned } from "../../../src/destination/edit/index.js";
 import { encodeToml, encodeTomlTable } from "../../../src/formats/toml.js";
+import type { PlainObject } from "../../../src/formats/values.js";
 import { KanonError, type MergeSpec } from "../../../src/model/types.js";
-import { fixture, mergeChecked, replaceOnce } from "./support.js";
+import { fixture, mergeChecked, parseAny, replaceOnce } from "./support.js";
 
 const codex: MergeSpec = { kind: "entries", format: "toml", key: "mcp_servers" };
 const github = {
@@ -16,7 +17,7 @@ const github = {
 describe("Codex config.toml (mcp_servers by name)", () => {
   const existing = fixture("codex-config.toml");
 
-  it("changes only the keys of a server that change, keeping its comments and quoting", () => {
+  it("changes only the values of a server that change, quoted like the server's other strings", () => {
     const result = mergeChecked(existing, codex, { mcp_servers: { github } });
     expect(result).toBe(
       replaceOnce(
@@ -26,8 +27,8 @@ args = ["-y", "@modelcontextprotocol/server-github"]
 startup_timeout_sec = 20
 # token comes from the shell
 `,
-        `command = 'github-mcp'
-args = ['stdio']
+        `command = "github-mcp"
+args = ["stdio"]
 startup_timeout_sec = 20
 # token comes from the shell
 `,
@@ -39,11 +40,11 @@ startup_timeout_sec = 20
     const text =
       '[mcp_servers.github]\n# mine\ncommand = "c" # why\nstartup_timeout_sec = 5\n\n[other]\nx = 1\n';
     expect(mergeChecked(text, codex, { mcp_servers: { github: { command: "c", args: ["a"] } } })).toBe(
-      "[mcp_servers.github]\n# mine\ncommand = \"c\" # why\nargs = ['a']\n\n[other]\nx = 1\n",
+      '[mcp_servers.github]\n# mine\ncommand = "c" # why\nargs = ["a"]\n\n[other]\nx = 1\n',
     );
   });
 
-  it("rewrites a server written only as sub-tables, keeping the comment above it", () => {
+  it("gives a server written only as sub-tables its own header before them, and edits those", () => {
     const playwright = {
       command: "npx",
       args: ["@playwright/mcp"],
@@ -59,7 +60,13 @@ approval = "auto"
 [mcp_servers.playwright.tools.browser_click]
 approval = "prompt"
 `,
-        encodeTomlTable(["mcp_servers", "playwright"], playwright),
+        `[mcp_servers.playwright]
+args = ["@playwright/mcp"]
+command = "npx"
+
+[mcp_servers.playwright.tools.browser_navigate]
+approval = "auto"
+`,
       ),
     );
     expect(result).toContain(
@@ -111,19 +118,82 @@ PLAIN = "it's"
   });
 });
 
+describe("a hand-written config.toml: only the keys whose value changes change", () => {
+  const hand = fixture("codex-hand.toml");
+  const current = parseAny(hand, "toml").mcp_servers as Record<string, PlainObject>;
+  const search = current.search!;
+  const merge = (servers: PlainObject) => mergeChecked(hand, codex, { mcp_servers: servers });
+
+  it("writes a ${VAR} env entry as env_vars: the env table goes, env_vars joins the server's keys", () => {
+    const github = { command: "github-mcp", args: ["--stdio"], env_vars: ["GITHUB_TOKEN"] };
+    expect(merge({ github })).toBe(
+      replaceOnce(
+        hand,
+        'args = ["--stdio"]\n\n[mcp_servers.github.env]\nGITHUB_TOKEN = "${GITHUB_TOKEN}"\n',
+        'args = ["--stdio"]\nenv_vars = ["GITHUB_TOKEN"]\n',
+      ),
+    );
+  });
+
+  it("replaces only the bytes of a value that changes: a multi-line array", () => {
+    const args = ["-y", "@acme/search-mcp", "--verbose"];
+    expect(merge({ search: { ...search, args } })).toBe(
+      replaceOnce(
+        hand,
+        '[\n    "-y",          # install on demand\n    "@acme/search-mcp",\n]',
+        '["-y", "@acme/search-mcp", "--verbose"]',
+      ),
+    );
+  });
+
+  it("edits a member of an inline table, and takes one out with its comma", () => {
+    const env = search.env as PlainObject;
+    expect(merge({ search: { ...search, env: { ...env, SEARCH_DEBUG: "1" } } })).toBe(
+      replaceOnce(hand, 'SEARCH_DEBUG = "0"', 'SEARCH_DEBUG = "1"'),
+    );
+    expect(merge({ search: { ...search, env: { SEARCH_REGION: "eu" } } })).toBe(
+      replaceOnce(hand, '{ SEARCH_REGION = "eu", SEARCH_DEBUG = "0" }', '{ SEARCH_REGION = "eu" }'),
+    );
+  });
+
+  it("edits a dotted key where it is and adds a new key after the table's last one", () => {
+    const tools = { search: { approval_mode: "prompt" } };
+    expect(merge({ search: { ...search, tools, enabled_tools: ["search"] } })).toBe(
+      replaceOnce(
+        hand,
+        'tools.search.approval_mode = "auto"\nstartup_timeout_sec   =   30\n',
+        'tools.search.approval_mode = "prompt"\nstartup_timeout_sec   =   30\nenabled_tools = ["search"]\n',
+      ),
+    );
+  });
+
+  it("takes a dotted key out with its line, quoting what it adds like the server's strings", () => {
+    const notes = { command: "notes-mcp", env: { NOTES_DIR: "/home/dev/notes" }, env_vars: ["NOTES_TOKEN"] };
+    expect(merge({ notes })).toBe(
+      replaceOnce(hand, "env.NOTES_TOKEN = '${NOTES_TOKEN}'\n", "env_vars = ['NOTES_TOKEN']\n"),
+    );
+  });
+
+  it("returns the very same text for the same values, however they are spelt", () => {
+    expect(mergeCoOwned(hand, codex, { mcp_servers: current }, "config.toml")).toBe(hand);
+  });
+});
+
 describe("other legal forms of a server", () => {
   const forms = fixture("codex-forms.toml");
 
-  it("rewrites top-level dotted keys as one inline table where they were", () => {
+  it("edits top-level dotted keys where they are, and adds new ones beside them", () => {
     const dotted = { command: "dotted-server", args: ["--port", "9001"] };
     const result = mergeChecked(forms, codex, { mcp_servers: { dotted } });
-    expect(result).toBe(
+    expect(result).toBe(replaceOnce(forms, '["--port", "9000"]', '["--port", "9001"]'));
+    const more = { command: "dotted-server", env: { A: "1" }, startup_timeout_sec: 5 };
+    expect(mergeChecked(forms, codex, { mcp_servers: { dotted: more } })).toBe(
       replaceOnce(
         forms,
-        `mcp_servers.dotted.command = "dotted-server"
-mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
+        `mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
 `,
-        `mcp_servers.dotted = {args = ['--port', '9001'], command = 'dotted-server'}
+        `mcp_servers.dotted.env = {A = "1"}
+mcp_servers.dotted.startup_timeout_sec = 5
 `,
       ),
     );
@@ -141,19 +211,19 @@ mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
       replaceOnce(
         forms,
         "[mcp_servers.inline]\ncommand = \"inline-server\"\n\n[mcp_servers.inline.env]\nMODE = 'prod'\n",
-        "[mcp_servers.inline]\ncommand = \"inline-server\"\n\n[mcp_servers.inline.env]\nMODE = 'dev'\n",
+        '[mcp_servers.inline]\ncommand = "inline-server"\n\n[mcp_servers.inline.env]\nMODE = "dev"\n',
       ),
     );
   });
 
-  it("replaces an inline table under [mcp_servers] in place and adds new servers as tables", () => {
+  it("edits an inline table under [mcp_servers] member by member and adds new servers as tables", () => {
     const text =
       '[mcp_servers]\ngithub = { command = "x" } # mine\nother = { command = "o" }\n\n[profiles.a]\nm = 1\n';
     const result = mergeChecked(text, codex, {
       mcp_servers: { github: { command: "y", args: [] }, zz: { url: "u" } },
     });
     expect(result).toBe(
-      "[mcp_servers]\ngithub = {args = [], command = 'y'} # mine\nother = { command = \"o\" }\n\n[mcp_servers.zz]\nurl = 'u'\n\n[profiles.a]\nm = 1\n",
+      '[mcp_servers]\ngithub = { command = "y", args = [] } # mine\nother = { command = "o" }\n\n[mcp_servers.zz]\nurl = \'u\'\n\n[profiles.a]\nm = 1\n',
     );
   });
 
@@ -163,26 +233,31 @@ mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
       mcp_servers: { github: { command: "y" }, new: { command: "n" } },
     });
     expect(result).toBe(
-      "mcp_servers = { other = { command = \"o\" }, github = {command = 'y'}, new = {command = 'n'} }\n",
+      'mcp_servers = { other = { command = "o" }, github = { command = "y" }, new = {command = "n"} }\n',
     );
     expect(mergeChecked("mcp_servers = {}\n", codex, { mcp_servers: { a: { b: 1 } } })).toBe(
       "mcp_servers = {a = {b = 1}}\n",
     );
   });
 
-  it("regroups a server spread over dotted keys inside an inline table", () => {
+  it("edits a server spread over dotted keys inside an inline table member by member", () => {
     const text = 'mcp_servers = { github.command = "x", keep = {}, github.args = ["a"] }\n';
     expect(mergeChecked(text, codex, { mcp_servers: { github: { command: "y" } } })).toBe(
-      "mcp_servers = { github = {command = 'y'}, keep = {} }\n",
+      'mcp_servers = { github.command = "y", keep = {} }\n',
+    );
+    expect(mergeChecked(text, codex, { mcp_servers: { github: { command: "x", env: { A: "1" } } } })).toBe(
+      'mcp_servers = { github.command = "x", keep = {}, github.env = {A = "1"} }\n',
     );
   });
 
-  it("rewrites dotted keys under [mcp_servers] and a sub-table defined elsewhere", () => {
+  it("edits dotted keys under [mcp_servers] and a sub-table defined elsewhere, each where it is", () => {
     const text =
       '[mcp_servers]\ngithub.command = "x"\nother.command = "o"\n\n[mcp_servers.github.env]\nA = "1"\n';
-    const result = mergeChecked(text, codex, { mcp_servers: { github: { command: "y", env: { A: "2" } } } });
+    const result = mergeChecked(text, codex, {
+      mcp_servers: { github: { command: "y", args: ["a"], env: { A: "2" } } },
+    });
     expect(result).toBe(
-      "[mcp_servers]\nother.command = \"o\"\n\n[mcp_servers.github]\ncommand = 'y'\n\n[mcp_servers.github.env]\nA = '2'\n",
+      '[mcp_servers]\ngithub.command = "y"\ngithub.args = ["a"]\nother.command = "o"\n\n[mcp_servers.github.env]\nA = "2"\n',
     );
   });
 
@@ -191,16 +266,20 @@ mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
       '[mcp_servers.github.env]\nA = "1"\n\n[profiles.a]\nx = 1\n\n[mcp_servers.github]\ncommand = "c"\n\n[projects.b]\ny = 2\n';
     const server = { command: "d", env: { A: "1" } };
     expect(mergeChecked(text, codex, { mcp_servers: { github: server } })).toBe(
-      text.replace('command = "c"', "command = 'd'"),
+      text.replace('command = "c"', 'command = "d"'),
     );
   });
 
-  it("rewrites a server whole where its layout has a new sub-table, where its first table was", () => {
+  it("adds a new sub-table after the server's last table, wherever its tables are", () => {
     const text =
       '[mcp_servers.github.env]\nA = "1"\n\n[profiles.a]\nx = 1\n\n[mcp_servers.github]\ncommand = "c"\n\n[projects.b]\ny = 2\n';
     const server = { command: "d", env: { A: "1" }, tools: { t: { approval: "auto" } } };
     expect(mergeChecked(text, codex, { mcp_servers: { github: server } })).toBe(
-      `${encodeTomlTable(["mcp_servers", "github"], server)}\n[profiles.a]\nx = 1\n\n[projects.b]\ny = 2\n`,
+      replaceOnce(
+        text,
+        '[mcp_servers.github]\ncommand = "c"\n',
+        '[mcp_servers.github]\ncommand = "d"\n\n[mcp_servers.github.tools]\n[mcp_servers.github.tools.t]\napproval = "auto"\n',
+      ),
     );
   });
 
@@ -216,7 +295,7 @@ mcp_servers.dotted.args = ["--port", "9000"]   # dotted keys at the top level
     );
     const parent = "mcp_servers = { old = { command = 'o' }, mine = { command = 'm' } }\n";
     expect(mergeCoOwned(parent, codex, { mcp_servers: {} }, "c.toml", ["old"])).toBe(
-      "mcp_servers = {mine = {command = 'm'}}\n",
+      "mcp_servers = { mine = { command = 'm' } }\n",
     );
     const dotted = "[mcp_servers]\nold.command = 'o'\nmine.command = 'm'\n";
     expect(mergeCoOwned(dotted, codex, { mcp_servers: {} }, "c.toml", ["old"])).toBe(
@@ -243,18 +322,21 @@ describe("layout details", () => {
   it("keeps CRLF line endings and a missing final newline", () => {
     const text = 'a = 1\r\n\r\n[mcp_servers.github]\r\ncommand = "c"';
     expect(mergeChecked(text, codex, { mcp_servers: { github: { command: "d", env: { K: "v" } } } })).toBe(
-      "a = 1\r\n\r\n[mcp_servers.github]\r\ncommand = 'd'\r\n\r\n[mcp_servers.github.env]\r\nK = 'v'",
+      'a = 1\r\n\r\n[mcp_servers.github]\r\ncommand = "d"\r\n\r\n[mcp_servers.github.env]\r\nK = "v"',
     );
     expect(mergeChecked("a = 1", codex, { mcp_servers: { s: {} } })).toBe(
       "a = 1\n\n[mcp_servers]\n[mcp_servers.s]",
     );
   });
 
-  it("replaces a whole table for the value kind", () => {
+  it("edits the table of the value kind key by key too", () => {
     const spec: MergeSpec = { kind: "value", format: "toml", key: "hooks" };
     const text = 'a = 1\n\n[hooks.state."x"]\nenabled = true\n\n[tui]\nn = 1\n';
     expect(mergeChecked(text, spec, { hooks: { state: { y: { enabled: false } } } })).toBe(
-      "a = 1\n\n[hooks]\n[hooks.state]\n[hooks.state.y]\nenabled = false\n\n[tui]\nn = 1\n",
+      "a = 1\n\n[hooks.state.y]\nenabled = false\n\n[tui]\nn = 1\n",
+    );
+    expect(mergeChecked("a = 1\n", spec, { hooks: { state: { y: { enabled: false } } } })).toBe(
+      "a = 1\n\n[hooks]\n[hooks.state]\n[hooks.state.y]\nenabled = false\n",
     );
   });
 });
