@@ -18,11 +18,11 @@ const FRAME_END = "\u001b[?2026l";
 const RUNS = Number(process.env.BENCH_RUNS || 5);
 const TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
 
-function session(home, dest, mode, cache) {
+function session(home, dest, mode) {
   const t0 = performance.now();
   const args = [kanon, "--home", home, "ui", "--mode", mode];
   const p = spawn("python3", [host, "120", "40", process.execPath, ...args], {
-    env: { PATH: process.env.PATH, HOME: dest, TERM: "xterm-256color", XDG_CACHE_HOME: cache },
+    env: { PATH: process.env.PATH, HOME: dest, TERM: "xterm-256color" },
   });
   let pid = 0;
   p.stderr.on("data", (d) => {
@@ -98,9 +98,7 @@ export async function benchUi(home, { mode = "apply", dest: applied } = {}) {
     for (let i = 0; i < RUNS; i++) {
       const dest = applied ?? join(work, `dest-${i}`);
       if (!applied) mkdirSync(dest);
-      // kanon's code cache (scripts/kanon.cjs) outlives the HOMEs, as a user's does (and as in
-      // bench.mjs): the first run makes it, the others start from it.
-      const s = session(home, dest, mode, join(work, "cache"));
+      const s = session(home, dest, mode);
       await s.until(() => s.has("Mode / Agents"));
       first.push(performance.now() - s.t0);
       firstCpu.push(s.cpu());

@@ -1,15 +1,11 @@
 // Builds dist/ with esbuild, in one step per output:
-//   kanon.js       the executable (scripts/kanon.cjs): runs the bundle through a code cache per user
-//   kanon-cli.js   every command, one CommonJS bundle (a module loaded with import() runs its top level
-//                  when first imported: esbuild wraps it), as the function expression CommonJS makes of a
-//                  module: kanon.js compiles it as it is
-//   kanon-ui.mjs   kanon ui's terminal UI (Ink, React), loaded by import() from kanon ui only (in
-//                  kanon-ui.cjs); an ES module because Ink has top-level awaits (for React's devtools).
-//                  It holds no kanon module but its model and view: the command hands it the CLI
-//                  bundle's (src/cli/ui/host.ts).
+//   kanon.js       the executable: every command, one CommonJS bundle (a module loaded with import()
+//                  runs its top level when first imported: esbuild wraps it)
+//   kanon-ui.mjs   kanon ui's terminal UI (Ink, React), loaded by import() from kanon ui only; an ES
+//                  module because Ink has top-level awaits (for React's devtools). It holds no kanon
+//                  module but its model and view: the command hands it the CLI bundle's
+//                  (src/cli/ui/host.ts).
 //   kanon-docs.mjs `npm run docs` (not part of the package's commands)
-import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
@@ -18,15 +14,6 @@ import { rawText } from "./esbuild-text.mjs";
 await rm("dist", { recursive: true, force: true });
 await mkdir("dist");
 const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
-// A digest of what a build is made from (src/ and the locked dependencies): data kanon derives and
-// keeps between runs (source/yaml-cache.ts) belongs to one build. Synchronous reads: ~30 ms of CPU.
-const sources = createHash("sha256");
-const sourceFiles = readdirSync("src", { recursive: true, withFileTypes: true })
-  .filter((e) => e.isFile())
-  .map((e) => join(e.parentPath, e.name))
-  .sort();
-for (const f of ["package-lock.json", ...sourceFiles]) sources.update(`${f}\0`).update(readFileSync(f));
-
 const common = {
   bundle: true,
   platform: "node",
@@ -36,7 +23,6 @@ const common = {
   // React's production build (its development build is large and slow).
   define: {
     __KANON_VERSION__: JSON.stringify(pkg.version),
-    __KANON_BUILD__: JSON.stringify(sources.digest("hex").slice(0, 16)),
     "process.env.NODE_ENV": '"production"',
   },
   logLevel: "warning",
@@ -48,13 +34,11 @@ const common = {
 const esmRequire =
   "import { createRequire as __kanonRequire } from 'node:module'; const require = __kanonRequire(import.meta.url);";
 
-// The CLI's import() of the UI is a require() of kanon-ui.cjs, whose import() loads the UI bundle: an
-// import() in kanon-cli.js fails on Node 20 when its code comes from the code cache (the cached script
-// loses Node's import callback). Written below.
+// kanon ui's import() of its screen loads the UI bundle, outside the CLI's.
 const uiChunk = {
   name: "ui-chunk",
   setup(build) {
-    build.onResolve({ filter: /\/ui\/app\.js$/ }, () => ({ path: "./kanon-ui.cjs", external: true }));
+    build.onResolve({ filter: /\/ui\/app\.js$/ }, () => ({ path: "./kanon-ui.mjs", external: true }));
   },
 };
 
@@ -121,14 +105,9 @@ await Promise.all([
     // CommonJS: Node starts a CommonJS entry faster than an ES module one.
     format: "cjs",
     entryPoints: ["src/cli/bin.ts"],
-    outfile: "dist/kanon-cli.js",
+    outfile: "dist/kanon.js",
     plugins: [...common.plugins, uiChunk],
-    // import() of a module outside the bundle (the UI's kanon-ui.cjs) as a require().
-    supported: { "dynamic-import": false },
-    // The function CommonJS wraps a module in, written here: the executable compiles the file's text
-    // as read, without making a wrapped copy of it (scripts/kanon.cjs).
-    banner: { js: "(function (exports, require, module, __filename, __dirname) {" },
-    footer: { js: "\n})" },
+    banner: { js: "#!/usr/bin/env node" },
   }),
   build({
     ...common,
@@ -149,21 +128,4 @@ await Promise.all([
 ]);
 // dist/ is CommonJS (the root package is ESM).
 await writeFile("dist/package.json", '{ "type": "commonjs" }\n');
-// The UI chunk gets Node's compile cache where Node has one (22+); enabled here, so that the other
-// commands do not load node:module (about 1 M instructions, valgrind, Node 20.20).
-await writeFile(
-  "dist/kanon-ui.cjs",
-  `exports.runUi = async (...args) => {
-  require("node:module").enableCompileCache?.();
-  return (await import("./kanon-ui.mjs")).runUi(...args);
-};
-`,
-);
-// The executable (scripts/kanon.cjs) runs the bundle through a code cache made for this bundle only.
-const hash = createHash("sha256")
-  .update(await readFile("dist/kanon-cli.js"))
-  .digest("hex")
-  .slice(0, 16);
-const loader = await readFile(new URL("kanon.cjs", import.meta.url), "utf8");
-await writeFile("dist/kanon.js", loader.replace('BUNDLE_HASH = "BUNDLE_HASH"', `BUNDLE_HASH = "${hash}"`));
 await chmod("dist/kanon.js", 0o755);

@@ -103,16 +103,6 @@ export function isRunnerPath(path: string, scope: Scope): boolean {
   );
 }
 
-/**
- * Where the decode of kanon.yaml is kept between runs (source/yaml-cache.ts); none when
- * neither $XDG_CACHE_HOME nor the user's home is an absolute path.
- */
-function yamlCacheDir(io: Io): string | undefined {
-  const xdg = io.env.XDG_CACHE_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(io.userHome, ".cache");
-  return isAbsolute(base) ? join(base, "kanon", "yaml") : undefined;
-}
-
 export function pathsOf(flags: GlobalFlags, io: Io): Paths {
   return resolvePaths(flags, io.env, io.userHome, io.cwd);
 }
@@ -143,7 +133,7 @@ export async function loadValidated(
   const scope = scopeOf(flags, io);
   // A home in the middle of a merge or rebase holds half-resolved files: nothing renders from it.
   assertSettledHome(paths.home);
-  const loaded = await loadConfig(paths, AGENT_IDS, { cacheDir: yamlCacheDir(io) });
+  const loaded = await loadConfig(paths, AGENT_IDS);
   warn(io, loaded.warnings);
   // Each message names its value by a mark; positions are looked up only when there are messages,
   // and the marks are replaced with `kanon.yaml:LINE:COL`.

@@ -8,7 +8,6 @@ import type { Paths } from "../model/source.js";
 import { conflictMarkerLine } from "../model/text.js";
 import { KanonError } from "../model/types.js";
 import { kanonSchema, type Schema } from "./schema.js";
-import { cachedDecode } from "./yaml-cache.js";
 
 /** `~` and `~/…` expand to the user's home. */
 export function expandTilde(p: string, userHome: string): string {
@@ -64,15 +63,8 @@ function configSchema(agentIds: readonly string[]): Schema {
   return cachedSchema;
 }
 
-/**
- * kanon.yaml read, decoded and normalized. `cacheDir`: where the decode of kanon.yaml is kept
- * between runs (yaml-cache.ts); without it, every run decodes.
- */
-export async function loadConfig(
-  paths: Paths,
-  agentIds: readonly string[],
-  options: { cacheDir?: string } = {},
-): Promise<LoadedConfig> {
+/** kanon.yaml read, decoded and normalized. */
+export async function loadConfig(paths: Paths, agentIds: readonly string[]): Promise<LoadedConfig> {
   let bytes: Buffer;
   try {
     bytes = readBounded(paths.config, { limit: READ_LIMIT.home }).bytes;
@@ -107,11 +99,9 @@ export async function loadConfig(
   }
   const conflict = conflictMarkerLine(text);
   if (conflict !== null) throw conflictError(`${label}:${conflict}`);
-  // The YAML library is loaded only for a text the cache does not hold: a small diff of the example
-  // home, 208 M -> 204 M instructions (Node 20.20, valgrind, medians of 7 interleaved runs).
-  const decoded = await cachedDecode(text, { config: paths.config, label }, options.cacheDir, async () =>
-    (await import("./decode.js")).decodeYaml(text, label, configSchema(agentIds)),
-  );
+  // Loaded here, not at the top: a command that reads no kanon.yaml (--help, --version) never loads
+  // the YAML library.
+  const decoded = (await import("./decode.js")).decodeYaml(text, label, configSchema(agentIds));
   if (decoded.errors.length > 0) throw new KanonError(decoded.errors.join("\n"));
   return {
     paths,

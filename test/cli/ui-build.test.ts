@@ -20,7 +20,7 @@ describe("the UI chunk", () => {
 
   it("carries Ink, React and the screen, and none of kanon's modules: the CLI bundle's come through the host", () => {
     const ui = readFileSync(join(DIST, "kanon-ui.mjs"), "utf8");
-    const cli = readFileSync(join(DIST, "kanon-cli.js"), "utf8");
+    const cli = readFileSync(join(DIST, "kanon.js"), "utf8");
     expect(ui.includes("react.transitional.element")).toBe(true);
     // Messages of loading (source/), planning and applying (destination/, cli/ui/review.ts) and the diff pane.
     for (const text of ["kanon.yaml", "reload before applying", "Binary files differ"]) {

@@ -69,15 +69,11 @@ export const GIT_NO_HOUSEKEEPING = {
   GIT_CONFIG_VALUE_1: "false",
 };
 
-/**
- * The environment of a sandboxed run: its own HOME, no system git config, a git identity, and the
- * suite's cache folder as $XDG_CACHE_HOME (test/support/global-setup.ts), outside HOME.
- */
+/** The environment of a sandboxed run: its own HOME, no system git config, a git identity. */
 export function sandboxEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
-    ...(process.env.KANON_TEST_CACHE ? { XDG_CACHE_HOME: process.env.KANON_TEST_CACHE } : {}),
     GIT_CONFIG_NOSYSTEM: "1",
     ...GIT_NO_HOUSEKEEPING,
     GIT_AUTHOR_NAME: "kanon test",

@@ -9,7 +9,6 @@
  * cli/ files, 75.9 and 79.0 s of CPU with TMPDIR=/tmp against 71.5 and 66.4 s (A/B, two rounds).
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statfsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const SHM = "/dev/shm";
@@ -40,13 +39,6 @@ export default function setup(): () => void {
     process.env.TMPDIR = root;
     made.push(root);
   }
-  // kanon's caches ($XDG_CACHE_HOME: the code cache of dist/kanon.js, the kanon.yaml decodes) for
-  // every run of the suite (test/support/cli.ts sandboxEnv), outside the sandboxes' HOMEs: a test
-  // that compares a HOME before and after sees the command's settings and records, not its caches.
-  // Tests of the caches themselves give a run its own XDG_CACHE_HOME, or none.
-  const cache = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "kanon-test-cache-"));
-  process.env.KANON_TEST_CACHE = cache;
-  made.push(cache);
   return () => {
     for (const dir of made.reverse()) rmSync(dir, { recursive: true, force: true });
   };

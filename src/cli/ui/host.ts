@@ -1,11 +1,11 @@
 /**
  * What `kanon ui` needs from the rest of kanon (plan, apply, diffs, git), made by the command in the
  * CLI bundle and handed to the terminal UI (app.tsx), whose chunk then holds only Ink, React and the
- * screen: one copy of kanon's modules and of their state per run, compiled once (and from the CLI's
- * code cache). Measured (Node 20.20, valgrind): importing the UI chunk 1,159 M -> 1,017 M
- * instructions (915 KB -> 395 KB); with the synchronous yoga load (scripts/build.mjs) and the source
- * panel's git read after the change list (model.ts), `kanon ui` on the large home until its change
- * list 6.42 G -> 5.77 G (mean of 2 runs each, warm code cache; Node 22.23: 5.18 G -> 4.88 G).
+ * screen: one copy of kanon's modules and of their state per run, compiled once. Measured (Node
+ * 20.20, valgrind): importing the UI chunk 1,159 M -> 1,017 M instructions (915 KB -> 395 KB); with
+ * the synchronous yoga load (scripts/build.mjs) and the source panel's git read after the change
+ * list (model.ts), `kanon ui` on the large home until its change list 6.42 G -> 5.77 G (mean of 2
+ * runs each, with the code cache kanon then kept; Node 22.23: 5.18 G -> 4.88 G).
  */
 import { Writable } from "node:stream";
 import type { MachineFlags } from "../../import/machine.js";
