@@ -277,7 +277,7 @@ function runThroughRunner(
 ): void {
   const redirect = target?.matcher !== undefined ? target : undefined;
   const runs = runnerCommand(hook, event, agent, redirect?.support ?? support, machine);
-  if (handler.fields.args?.support === "native") {
+  if (runsInExecForm(hook, agent, handler)) {
     native.command = runs[0]!;
     native.args = runs.slice(1);
   } else native.command = commandLine(runs);
@@ -291,6 +291,19 @@ function runThroughRunner(
   // Every code point is at most 4 bytes, so max tokens of bytes ÷ 4 holds max characters.
   if (limit?.raise && limit.unit === "bytes/4" && max > limit.max && target?.support.envelope?.context)
     native.fields[limit.raise] = max;
+}
+
+/**
+ * Whether the runner is started in the agent's exec form (no shell in between), where the agent has
+ * one. Not for a shell command where the agent rewrites exec-form arguments (execSubstitutes): the
+ * command then reaches the runner through the agent's shell form untouched, and the runner's shell
+ * reads the variable from the environment, as in a native shell-form hook, whatever the project path
+ * holds. A hook with args keeps exec form, and the agent's substitution in its argv, as a native one.
+ */
+function runsInExecForm(hook: HookEntry, agent: AgentManifest, handler: HandlerSupport): boolean {
+  if (handler.fields.args?.support !== "native") return false;
+  const shellCommand = hook.builtin === undefined && !(hook.args && hook.args.length > 0);
+  return !(shellCommand && agent.hooks.execSubstitutes?.length);
 }
 
 /** The timeout within the agent's range, in its unit (kanon.yaml says seconds). */
