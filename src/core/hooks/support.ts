@@ -471,10 +471,14 @@ function translateMatcher(
   return null;
 }
 
+/** What the runner's carry handler puts between two carried contexts (runner.js, BUILTINS.carry). */
+const CARRY_SEPARATOR = "\n\n";
+
 /**
  * kanon's own `kanon/carry` hook for an agent whose runner keeps context for the next prompt (see
  * EnvelopeCapabilities.carry), when one of its hooks has context to keep: on UserPromptSubmit, it
- * delivers what the session's earlier hooks left, once. Its bound is the sum of theirs.
+ * delivers what the session's earlier hooks left, once. Its bound is the sum of theirs and of the
+ * separators between them, so that each context arrives whole up to its own bound.
  */
 export function carryHook(decisions: readonly HookDecision[], agent: AgentManifest): HookEntry | null {
   if (agent.hooks.envelope.carry !== "runner") return null;
@@ -482,7 +486,8 @@ export function carryHook(decisions: readonly HookDecision[], agent: AgentManife
     (d) => d.agent === agent.id && d.native && d.delivery.context === "next prompt",
   );
   if (carried.length === 0) return null;
-  const max = carried.reduce((sum, d) => sum + (d.hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS), 0);
+  const bounds = carried.reduce((sum, d) => sum + (d.hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS), 0);
+  const max = bounds + CARRY_SEPARATOR.length * (carried.length - 1);
   return {
     name: `${BUILTIN_PREFIX}carry`,
     event: "UserPromptSubmit",

@@ -287,7 +287,8 @@ hooks:
     expect(carry.map((d) => d.agent)).toEqual(["codex", "claude", "gemini", "kimi"]);
     const kimi = carry.find((d) => d.agent === "kimi")!;
     expect(kimi.native).toMatchObject({ event: "UserPromptSubmit", name: "kanon/carry" });
-    expect(kimi.native?.command).toContain("'--max' '4900' '--timeout' '30' '--builtin' 'carry'");
+    // 4,800 + 100, and the blank line between the two contexts.
+    expect(kimi.native?.command).toContain("'--max' '4902' '--timeout' '30' '--builtin' 'carry'");
     expect(carry.find((d) => d.agent === "claude")!.native?.args).toContain("100");
   });
 
