@@ -67,7 +67,9 @@ describe("kanon/carry", () => {
       (await run("UserPromptSubmit", "session_whole")).filter((r) => r.name === "kanon/carry");
     const [carry] = await carried();
     expect(carry).toMatchObject({ code: 0, stderr: "" });
-    expect(carry!.stdout).toBe(`${context(60, "a", "b")}\n\n${context(41, "c", "d")}`);
+    // Kimi starts both hooks at once: either may have kept its context first.
+    expect(carry!.stdout).toHaveLength(60 + 2 + 41);
+    expect(carry!.stdout.split("\n\n").sort()).toEqual([context(60, "a", "b"), context(41, "c", "d")]);
     expect((await carried()).map((r) => r.stdout)).toEqual([""]);
   });
 });

@@ -89,7 +89,7 @@ function shellQuote(arg: string): string {
 }
 
 /** Gemini CLI 0.61.0's HookRunner.expandCommand: its variables replaced in the command, shell-quoted. */
-export function geminiExpandCommand(command: string, vars: Record<string, string>): string {
+function geminiExpandCommand(command: string, vars: Record<string, string>): string {
   return command.replace(
     /\$(GEMINI_PROJECT_DIR|GEMINI_CWD|GEMINI_PLANS_DIR|GEMINI_SESSION_ID|CLAUDE_PROJECT_DIR)/g,
     (_, name: string) => shellQuote(vars[name] ?? ""),
