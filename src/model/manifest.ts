@@ -257,6 +257,13 @@ export interface HookCapabilities {
    * that nothing in them is expanded early, or leaves the hook out when it cannot.
    */
   expandsVariables?: boolean;
+  /**
+   * Texts the agent replaces, as plain text, in the command and every argument of an exec-form hook
+   * (`args`) before it spawns it (Claude Code: `${CLAUDE_PROJECT_DIR}` → the project directory). A
+   * neutral hook's shell command must not pass through that (a path with `"`, `$` or a backquote
+   * would be spliced into shell text), so kanon runs the runner through the agent's shell form there.
+   */
+  execSubstitutes?: readonly string[];
   /** Free-form runtime notes for the docs (shell, env, stdin). */
   runtime: string[];
   /** How hooks with the neutral envelope are translated in and out. */

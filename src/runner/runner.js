@@ -418,6 +418,7 @@ const BUILTINS = {
         // A torn line: the rest still counts.
       }
     }
+    // kanon's bound for this hook counts these separators (carryHook in src/core/hooks/support.ts).
     return { context: parts.join("\n\n") };
   },
 };

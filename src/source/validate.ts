@@ -105,7 +105,7 @@ export async function validateConfig(
   const options = { envelope: config.hooks_envelope, ...(machine ? { machine } : {}) };
   const hooks = decideHooks(check, scope, hookCheck, options, rendered);
   errors.push(...hooks.errors, ...continuityErrors(config, at), ...gitUrlEnvErrors(config, env));
-  const warnings = [...hookCheck.warnings];
+  const warnings = [...hookCheck.warnings, ...tildeWarnings(config, hookCheck.invalid, at)];
   for (const w of unsetEnvWarnings(config, env)) {
     warnings.push(
       `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
@@ -377,6 +377,22 @@ function skillFolderErrors(config: KanonConfig, paths: Paths): string[] {
       errors.push(`skill ${JSON.stringify(d.name)} (skills/${d.name}/): the folder name ${problem}`);
   }
   return errors;
+}
+
+/**
+ * A hook with args runs without a shell in every agent (Claude Code's exec form, the one quoted
+ * command line the others get, OpenCode's plugin, kanon's runner), so a `~` that starts its command
+ * stays a `~` and the program is not found. Rendered as written, with a warning that says so.
+ */
+function tildeWarnings(config: KanonConfig, invalid: ReadonlySet<number>, at: At): string[] {
+  return config.hooks.flatMap((hook, index) => {
+    if (hook.enabled === false || invalid.has(index) || handlerFieldValue(hook, "args") === undefined)
+      return [];
+    if (!hook.command?.startsWith("~")) return [];
+    return [
+      `${at("hooks", index, "command")}hook ${JSON.stringify(hook.name)}: command ${JSON.stringify(hook.command)} with args is run without a shell, so "~" is not expanded; write the full path, or drop args and put them in command`,
+    ];
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nativeHooks, runEvent } from "../support/agent-hooks.js";
 import { ROOT, sandboxPerTest } from "../support/cli.js";
 
 // The git project, made once for the file (`git init`) and copied into each test's sandbox.
@@ -459,15 +460,14 @@ describe("continuity: kanon's own hooks", () => {
       `version: 1\nagents: [claude]\nhooks:\n  - { name: mark, event: Stop, envelope: neutral, command: "${process.execPath} ${join(ROOT, "dist/kanon.js")} waypoint set --status marked" }\n`,
     );
     expect((await s.run(["--home", s.kh, "apply", "--yes"])).status).toBe(0);
-    const settings = JSON.parse(readFileSync(join(s.home, ".claude/settings.json"), "utf8"));
-    const handler = settings.hooks.Stop[0].hooks[0];
-    const r = spawnSync(handler.command, handler.args, {
-      input: JSON.stringify({ session_id: "sess-7", cwd: project(), hook_event_name: "Stop" }),
+    // The hook as written in settings.json, run as Claude runs it (test/support/agent-hooks.ts).
+    const hooks = nativeHooks("claude", readFileSync(join(s.home, ".claude/settings.json"), "utf8"));
+    const [r] = await runEvent("claude", hooks, "Stop", undefined, {
+      stdin: { session_id: "sess-7", cwd: project(), hook_event_name: "Stop" },
       cwd: project(),
-      encoding: "utf8",
       env: { PATH: process.env.PATH, HOME: s.home },
     });
-    expect(r.status).toBe(0);
+    expect(r).toMatchObject({ name: "mark", code: 0 });
     expect(waypointFile()).toMatchObject({
       status: "marked",
       writer: { agent: "claude", session: "sess-7" },

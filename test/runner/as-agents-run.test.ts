@@ -29,11 +29,14 @@ import { sandbox } from "../support/cli.js";
 
 const s = sandbox();
 afterAll(() => s.cleanup());
-const project = join(s.work, "project");
+/** Every character a shell treats specially inside double quotes, and a space. */
+const project = join(s.work, 'the "pro$ject" `id` a\\b');
 const out = join(s.work, "envelopes");
 
 /** 400 lines of 50 characters (the newline included): 20,000 characters. */
 const BIG = `seq -f 'line %05g xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' 1 400`;
+/** The project directory as a hook reads it, in both of its spellings (the agents replace either as text). */
+const PROJECT_DIR = `printf '%s\\n%s' "\${CLAUDE_PROJECT_DIR}" "$CLAUDE_PROJECT_DIR"`;
 const HOME = `version: 1
 agents: [claude, codex, opencode, gemini, kimi]
 hooks_envelope: neutral
@@ -57,6 +60,15 @@ hooks:
     targets: [claude]
     command: /nonexistent/kanon-hook
     args: [--flag]
+  - name: project-dir
+    event: SessionStart
+    targets: [claude, gemini]
+    command: ${PROJECT_DIR}
+  - name: project-dir-native
+    event: SessionStart
+    targets: [claude, gemini]
+    envelope: native
+    command: ${PROJECT_DIR}
 `;
 
 const HOOK_FILES: Record<CommandAgent, string> = {
@@ -72,7 +84,8 @@ beforeAll(async () => {
   mkdirSync(out);
   mkdirSync(join(project, ".git"), { recursive: true });
   writeFileSync(join(kh, "kanon.yaml"), HOME);
-  const apply = await s.run(["--home", kh, "apply", "--yes"]);
+  // kanon warns of an unset ${VAR} in a hook's command: this one the agents set.
+  const apply = await s.run(["--home", kh, "apply", "--yes"], { env: { CLAUDE_PROJECT_DIR: "/set" } });
   expect(apply, apply.stderr).toMatchObject({ status: 0, stderr: "" });
 });
 
@@ -117,22 +130,29 @@ describe("Claude Code", () => {
     prompt = await run("claude", "UserPromptSubmit");
   });
 
-  it("runs kanon's runner in exec form from settings.json: node and the runner's absolute path", () => {
-    const hooks = hooksOf("claude");
-    expect(hooks.map((h) => [h.event, h.name])).toEqual([
-      ["SessionStart", "start"],
-      ["UserPromptSubmit", "prompt"],
-      ["UserPromptSubmit", "big"],
-      ["UserPromptSubmit", "missing"],
-      ["UserPromptSubmit", "missing-exec"],
+  it("runs kanon's runner from settings.json: a shell command in shell form, a hook with args in exec form", () => {
+    const hooks = hooksOf("claude").filter((h) => h.name !== null);
+    expect(hooks.map((h) => [h.event, h.name, h.exec])).toEqual([
+      ["SessionStart", "start", false],
+      ["SessionStart", "project-dir", false],
+      ["UserPromptSubmit", "prompt", false],
+      ["UserPromptSubmit", "big", false],
+      ["UserPromptSubmit", "missing", false],
+      ["UserPromptSubmit", "missing-exec", true],
     ]);
+    const runner = [process.execPath, join(s.home, ".local/share/kanon/hook-runner.mjs")];
     for (const h of hooks) {
-      expect(h.exec).toBe(true);
-      expect(h.argv.slice(0, 2)).toEqual([
-        process.execPath,
-        join(s.home, ".local/share/kanon/hook-runner.mjs"),
-      ]);
+      if (h.exec) expect(h.argv.slice(0, 2)).toEqual(runner);
+      else expect(h.argv[2]!.startsWith(runner.map((w) => `'${w}'`).join(" "))).toBe(true);
     }
+  });
+
+  it("a shell command reads the project directory from the environment, as a native hook does", () => {
+    // Claude replaces ${CLAUDE_PROJECT_DIR} as text in exec-form arguments, never in shell form.
+    const native = start.find((r) => r.name === null)!;
+    expect(native).toMatchObject({ code: 0, stdout: `${project}\n${project}`, stderr: "" });
+    expect(byName(start, "project-dir")).toMatchObject({ code: 0, stderr: "" });
+    expect(contextIn("claude", "SessionStart", byName(start, "project-dir").stdout)).toBe(native.stdout);
   });
 
   it("gives the script the neutral envelope, with Claude's own stdin under native", () => {
@@ -196,6 +216,22 @@ describe("Claude Code", () => {
     const log = readFileSync(join(s.home, ".local/state/kanon/hooks/runner.log"), "utf8");
     expect(log).toMatch(/^\S+ claude UserPromptSubmit "missing": exited 127$/m);
     expect(log).toMatch(/^\S+ claude UserPromptSubmit "missing-exec": could not start: ENOENT$/m);
+  });
+});
+
+describe("Gemini CLI", () => {
+  it("a shell command reads the project directory from the environment, as a native hook does", async () => {
+    // Gemini replaces $CLAUDE_PROJECT_DIR in the command, shell-quoted, when it runs the hook; when
+    // its own environment has the variable too, its settings loader replaces both spellings before.
+    for (const own of [{}, { CLAUDE_PROJECT_DIR: "/elsewhere" }]) {
+      const c = call("gemini", "SessionStart");
+      c.env = { ...c.env, ...own };
+      const runs = await runEvent("gemini", hooksOf("gemini"), "SessionStart", "startup", c);
+      const native = runs.find((r) => r.name === null)!;
+      expect(native).toMatchObject({ code: 0, stdout: `${project}\n${project}`, stderr: "" });
+      expect(byName(runs, "project-dir")).toMatchObject({ code: 0, stderr: "" });
+      expect(contextIn("gemini", "SessionStart", byName(runs, "project-dir").stdout)).toBe(native.stdout);
+    }
   });
 });
 

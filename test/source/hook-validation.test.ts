@@ -104,3 +104,24 @@ describe("the agents rendered", () => {
     ]);
   });
 });
+
+describe("~ in the command of a hook with args", () => {
+  it("warns only where no shell would expand it: a command starting with ~, args set, enabled", async () => {
+    const v = await check(`version: 1
+hooks:
+  - {name: home, event: Stop, command: ~/bin/x, args: [a]}
+  - {name: bare, event: Stop, command: "~", args: [a]}
+  - {name: shell, event: Stop, command: ~/bin/x a}
+  - {name: no-args, event: Stop, command: ~/bin/x, args: []}
+  - {name: inside, event: Stop, command: /opt/x~, args: [~/a]}
+  - {name: off, event: Stop, command: ~/bin/x, args: [a], enabled: false}
+`);
+    expect(v.errors).toEqual([]);
+    const why =
+      'with args is run without a shell, so "~" is not expanded; write the full path, or drop args and put them in command';
+    expect(v.warnings).toEqual([
+      `kanon.yaml:3:40: hook "home": command "~/bin/x" ${why}`,
+      `kanon.yaml:4:40: hook "bare": command "~" ${why}`,
+    ]);
+  });
+});

@@ -9,8 +9,10 @@
  *   each element as plain text; otherwise `/bin/sh -c`. It adds CLAUDE_PROJECT_DIR, CLAUDECODE and
  *   CLAUDE_CODE_SESSION_ID.
  * - Codex: the user's login shell with `-c` (bash here). It adds nothing.
- * - Gemini CLI: expands `$NAME` and `${NAME}` in every string of settings.json when it loads it, then
- *   `bash -c`. It adds GEMINI_PROJECT_DIR, GEMINI_CWD, GEMINI_SESSION_ID and CLAUDE_PROJECT_DIR.
+ * - Gemini CLI: expands `$NAME` and `${NAME}` in every string of settings.json when it loads it; when
+ *   it runs a hook it also replaces `$GEMINI_PROJECT_DIR`, `$GEMINI_CWD`, `$GEMINI_PLANS_DIR`,
+ *   `$GEMINI_SESSION_ID` and `$CLAUDE_PROJECT_DIR` in the command with their values shell-quoted
+ *   (HookRunner.expandCommand), then runs `bash -c`. It adds those variables to the environment.
  * - Kimi Code: Node's spawn with `shell: true` (`/bin/sh -c`). It adds nothing.
  *
  * OpenCode has no command hooks; kanon's plugin runs them (drive the rendered plugin instead).
@@ -61,7 +63,9 @@ const RECORDED_PROJECT = "/home/u/work/project";
  */
 export function recordedStdin(agent: string, event: string, project: string): Record<string, unknown> {
   const text = readFileSync(join(ROOT, "test/fixtures/payloads", `${agent}.json`), "utf8");
-  const payload = JSON.parse(text.replaceAll(RECORDED_PROJECT, project))[event];
+  // The path as a JSON string's content: a project path may hold `"` and `\`.
+  const inJson = JSON.stringify(project).slice(1, -1);
+  const payload = JSON.parse(text.replaceAll(RECORDED_PROJECT, () => inJson))[event];
   if (!payload) throw new Error(`no recorded ${event} payload of ${agent}`);
   return payload as Record<string, unknown>;
 }
@@ -74,6 +78,22 @@ export function geminiExpand(value: string, env: NodeJS.ProcessEnv): string {
     if (typeof env[name] === "string") return env[name];
     return fallback !== undefined ? fallback : match;
   });
+}
+
+/** shell-quote 1's quote([arg]), which Gemini CLI 0.61.0's escapeShellArg uses for bash ("" stays ""). */
+function shellQuote(arg: string): string {
+  if (arg === "") return "";
+  if (/["\s\\]/.test(arg) && !/'/.test(arg)) return `'${arg}'`;
+  if (/["'\s]/.test(arg)) return `"${arg.replace(/(["\\$`!])/g, "\\$1")}"`;
+  return arg.replace(/([A-Za-z]:)?([#!"$&'()*,:;<=>?@[\\\]^`{|}])/g, "$1\\$2");
+}
+
+/** Gemini CLI 0.61.0's HookRunner.expandCommand: its variables replaced in the command, shell-quoted. */
+function geminiExpandCommand(command: string, vars: Record<string, string>): string {
+  return command.replace(
+    /\$(GEMINI_PROJECT_DIR|GEMINI_CWD|GEMINI_PLANS_DIR|GEMINI_SESSION_ID|CLAUDE_PROJECT_DIR)/g,
+    (_, name: string) => shellQuote(vars[name] ?? ""),
+  );
 }
 
 interface Handler {
@@ -167,8 +187,9 @@ function prepared(
 ): { argv: string[]; env: NodeJS.ProcessEnv } {
   const session = String(call.stdin.session_id ?? "");
   if (agent === "claude") {
+    // As plain text (the binary's replaceAll with a function: no `$&` patterns).
     const argv = hook.exec
-      ? hook.argv.map((a) => a.replaceAll("${CLAUDE_PROJECT_DIR}", call.cwd))
+      ? hook.argv.map((a) => a.replaceAll("${CLAUDE_PROJECT_DIR}", () => call.cwd))
       : hook.argv;
     return {
       argv,
@@ -176,15 +197,19 @@ function prepared(
     };
   }
   if (agent === "gemini") {
-    const env = {
-      ...call.env,
+    const vars = {
       GEMINI_PROJECT_DIR: call.cwd,
+      // Its project temp folder (~/.gemini/tmp/<project>/plans): a stand-in.
+      GEMINI_PLANS_DIR: join(call.env.HOME ?? "/", ".gemini/tmp/project/plans"),
       GEMINI_CWD: call.cwd,
       GEMINI_SESSION_ID: session,
       CLAUDE_PROJECT_DIR: call.cwd,
     };
-    // The expansion happens when Gemini loads settings.json: against its own environment.
-    return { argv: hook.argv.map((a) => geminiExpand(a, call.env)), env };
+    // The first expansion happens when Gemini loads settings.json, against its own environment; the
+    // second when it runs the hook, in the command (the last element: `bash -c <command>`).
+    const loaded = hook.argv.map((a) => geminiExpand(a, call.env));
+    const command = geminiExpandCommand(loaded.pop()!, vars);
+    return { argv: [...loaded, command], env: { ...call.env, ...vars } };
   }
   return { argv: hook.argv, env: call.env };
 }

@@ -238,6 +238,10 @@ export const claudeManifest: AgentManifest = {
     file: { user: ".claude/settings.json", project: ".claude/settings.json" },
     passThrough: true,
     events,
+    // The 2.1.332 binary: in exec form, command and each arg get replaceAll("${CLAUDE_PROJECT_DIR}",
+    // projectDir) (that spelling only: not $CLAUDE_PROJECT_DIR, not ${CLAUDE_PROJECT_DIR:-…}); shell
+    // form is left alone, and the variable is in the hook's environment either way.
+    execSubstitutes: ["${CLAUDE_PROJECT_DIR}"],
     handlers: {
       command: {
         fields: {
@@ -318,6 +322,7 @@ export const claudeManifest: AgentManifest = {
       "stdin: session_id, transcript_path, cwd, hook_event_name, plus tool_name/tool_input (tool events), prompt, source, …",
       "exit 0: stdout parsed as JSON (plain stdout is context for SessionStart and UserPromptSubmit); exit 2: block, stderr used; other: non-blocking error",
       "env: CLAUDE_PROJECT_DIR and the parent environment",
+      "exec form (args): ${CLAUDE_PROJECT_DIR} (that spelling only) is replaced with the project directory as text in command and each arg; no ~ or other $VAR is expanded",
     ],
     envelope: {
       fields: {

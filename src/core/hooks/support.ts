@@ -277,7 +277,7 @@ function runThroughRunner(
 ): void {
   const redirect = target?.matcher !== undefined ? target : undefined;
   const runs = runnerCommand(hook, event, agent, redirect?.support ?? support, machine);
-  if (handler.fields.args?.support === "native") {
+  if (runsInExecForm(hook, agent, handler)) {
     native.command = runs[0]!;
     native.args = runs.slice(1);
   } else native.command = commandLine(runs);
@@ -291,6 +291,19 @@ function runThroughRunner(
   // Every code point is at most 4 bytes, so max tokens of bytes ÷ 4 holds max characters.
   if (limit?.raise && limit.unit === "bytes/4" && max > limit.max && target?.support.envelope?.context)
     native.fields[limit.raise] = max;
+}
+
+/**
+ * Whether the runner is started in the agent's exec form (no shell in between), where the agent has
+ * one. Not for a shell command where the agent rewrites exec-form arguments (execSubstitutes): the
+ * command then reaches the runner through the agent's shell form untouched, and the runner's shell
+ * reads the variable from the environment, as in a native shell-form hook, whatever the project path
+ * holds. A hook with args keeps exec form, and the agent's substitution in its argv, as a native one.
+ */
+function runsInExecForm(hook: HookEntry, agent: AgentManifest, handler: HandlerSupport): boolean {
+  if (handler.fields.args?.support !== "native") return false;
+  const shellCommand = hook.builtin === undefined && !(hook.args && hook.args.length > 0);
+  return !(shellCommand && agent.hooks.execSubstitutes?.length);
 }
 
 /** The timeout within the agent's range, in its unit (kanon.yaml says seconds). */
@@ -458,10 +471,14 @@ function translateMatcher(
   return null;
 }
 
+/** What the runner's carry handler puts between two carried contexts (runner.js, BUILTINS.carry). */
+const CARRY_SEPARATOR = "\n\n";
+
 /**
  * kanon's own `kanon/carry` hook for an agent whose runner keeps context for the next prompt (see
  * EnvelopeCapabilities.carry), when one of its hooks has context to keep: on UserPromptSubmit, it
- * delivers what the session's earlier hooks left, once. Its bound is the sum of theirs.
+ * delivers what the session's earlier hooks left, once. Its bound is the sum of theirs and of the
+ * separators between them, so that each context arrives whole up to its own bound.
  */
 export function carryHook(decisions: readonly HookDecision[], agent: AgentManifest): HookEntry | null {
   if (agent.hooks.envelope.carry !== "runner") return null;
@@ -469,7 +486,8 @@ export function carryHook(decisions: readonly HookDecision[], agent: AgentManife
     (d) => d.agent === agent.id && d.native && d.delivery.context === "next prompt",
   );
   if (carried.length === 0) return null;
-  const max = carried.reduce((sum, d) => sum + (d.hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS), 0);
+  const bounds = carried.reduce((sum, d) => sum + (d.hook.max_output_chars || DEFAULT_MAX_OUTPUT_CHARS), 0);
+  const max = bounds + CARRY_SEPARATOR.length * (carried.length - 1);
   return {
     name: `${BUILTIN_PREFIX}carry`,
     event: "UserPromptSubmit",

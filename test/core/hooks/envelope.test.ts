@@ -37,8 +37,19 @@ const runner = (agent: string, event: string, name: string, ...rest: string[]) =
 ];
 
 describe("the runner's command line", () => {
-  it("Claude: exec form, node with the runner's arguments (no shell, no version)", () => {
-    const d = decide(neutral(), claudeManifest);
+  it("Claude: a shell command through Claude's shell form, one POSIX-quoted command line (no version)", () => {
+    // In exec form Claude would replace ${CLAUDE_PROJECT_DIR} in the command as text.
+    const d = decide(neutral({ command: 'cat "${CLAUDE_PROJECT_DIR}"/x' }), claudeManifest);
+    expect(d).toMatchObject({ outcome: "as-written", envelope: "neutral", translations: [] });
+    expect(d.native?.command).toBe(
+      `'${machine.node}' '${machine.runner}' 'claude' 'SessionStart' 'anchor' '--max' '4800' '--timeout' '600' '--sh' 'cat "\${CLAUDE_PROJECT_DIR}"/x'`,
+    );
+    expect(d.native?.args).toBeUndefined();
+    expect(d.native?.neutral).toBe(true);
+  });
+
+  it("Claude: exec form for a hook with args and for kanon's own hooks, node with the runner's arguments", () => {
+    const d = decide(neutral({ command: "/bin/guard", args: ["${CLAUDE_PROJECT_DIR}"] }), claudeManifest);
     expect(d).toMatchObject({ outcome: "as-written", envelope: "neutral", translations: [] });
     expect(d.native).toMatchObject({
       command: machine.node,
@@ -50,10 +61,29 @@ describe("the runner's command line", () => {
         "4800",
         "--timeout",
         "600",
-        "--sh",
-        'echo "$HOME"',
+        "--",
+        "/bin/guard",
+        "${CLAUDE_PROJECT_DIR}",
       ),
       neutral: true,
+    });
+    const builtin = decide(
+      { name: "kanon/carry", event: "UserPromptSubmit", builtin: "carry" },
+      claudeManifest,
+    );
+    expect(builtin.native).toMatchObject({
+      command: machine.node,
+      args: runner(
+        "claude",
+        "UserPromptSubmit",
+        "kanon/carry",
+        "--max",
+        "4800",
+        "--timeout",
+        "600",
+        "--builtin",
+        "carry",
+      ),
     });
   });
 
@@ -257,7 +287,8 @@ hooks:
     expect(carry.map((d) => d.agent)).toEqual(["codex", "claude", "gemini", "kimi"]);
     const kimi = carry.find((d) => d.agent === "kimi")!;
     expect(kimi.native).toMatchObject({ event: "UserPromptSubmit", name: "kanon/carry" });
-    expect(kimi.native?.command).toContain("'--max' '4900' '--timeout' '30' '--builtin' 'carry'");
+    // 4,800 + 100, and the blank line between the two contexts.
+    expect(kimi.native?.command).toContain("'--max' '4902' '--timeout' '30' '--builtin' 'carry'");
     expect(carry.find((d) => d.agent === "claude")!.native?.args).toContain("100");
   });
 
