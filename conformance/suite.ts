@@ -47,6 +47,7 @@ const COLUMNS = [
   "tool-ran",
   "events",
   "payload",
+  "hook-env",
   "argv",
   "block",
   "block-msg",
@@ -436,6 +437,7 @@ async function runRow(
     report.add(row, "tool-ran", ...ran);
     report.add(row, "events", ...eventsCheck(lifecycle));
     report.add(row, "payload", ...payloadCheck(driver, lifecycle, layout));
+    report.add(row, "hook-env", ...hookEnvCheck(driver, lifecycle));
     report.add(row, "argv", ...argvCheck(hooks, lifecycle));
 
     // block run
@@ -671,6 +673,34 @@ function payloadCheck(driver: AgentDriver, run: RunOutcome, layout: Layout): Ver
   for (const event of LIFECYCLE)
     for (const key of Object.keys(driver.payload(event, { prompt: "", command: "" }))) fields.add(key);
   return ["pass", `fields ${[...fields].join(", ")} as expected; hooks ran in the project`];
+}
+
+/**
+ * Each lifecycle hook's environment has every variable the agent's manifest says it sets for its
+ * hooks (hooks.environment), and none that only other agents' manifests name: validation leaves a
+ * hook that uses one out for the agents that do not set it. The agents run with an allow-listed
+ * environment, so what the probe finds came from the agent.
+ */
+function hookEnvCheck(driver: AgentDriver, run: RunOutcome): Verdict {
+  const own = driver.manifest.hooks.environment.names;
+  const others = [
+    ...new Set(drivers.flatMap((d) => d.manifest.hooks.environment.names).filter((n) => !own.includes(n))),
+  ];
+  const problems: string[] = [];
+  for (const event of LIFECYCLE) {
+    const record = run.hooks.find((h) => h.label === event);
+    if (!record) continue; // the events check reports it
+    const missing = own.filter((n) => !Object.hasOwn(record.env, n));
+    const extra = others.filter((n) => Object.hasOwn(record.env, n));
+    if (missing.length > 0) problems.push(`${event}: not set: ${missing.join(", ")}`);
+    if (extra.length > 0)
+      problems.push(`${event}: set, though the manifest does not say so: ${extra.join(", ")}`);
+  }
+  if (problems.length > 0) return ["fail", problems.join("\n")];
+  return [
+    "pass",
+    `${own.length > 0 ? own.join(", ") : "no variables of its own"}; none of ${others.join(", ")}`,
+  ];
 }
 
 function argvCheck(hooks: NeutralHook[], run: RunOutcome): Verdict {

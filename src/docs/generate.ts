@@ -5,7 +5,13 @@
  */
 
 import { basename } from "node:path";
-import { type Delivery, limitText, nativeDelivery, neutralDelivery } from "../core/hooks/envelope.js";
+import {
+  type Delivery,
+  limitText,
+  nativeDelivery,
+  neutralDelivery,
+  RUNNER_ENVIRONMENT,
+} from "../core/hooks/envelope.js";
 import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../core/hooks/vocabulary.js";
 import {
   type Agent,
@@ -13,6 +19,7 @@ import {
   type FieldSupport,
   type HomeVariable,
   type HookCapabilities,
+  type HookEnvironment,
   MCP_FIELDS,
   type McpFieldSupport,
   type ScopedPath,
@@ -131,6 +138,10 @@ export function hookDetailsTable(agents: readonly Agent[]): string {
       ),
     ],
     ["How commands run", ...by((h) => Object.values(h.handlers)[0]?.runs ?? "—")],
+    [
+      `Variables set for every hook (a neutral hook's command also gets ${RUNNER_ENVIRONMENT.map(code).join(" and ")})`,
+      ...by((h) => environmentCell(h.environment)),
+    ],
     ["Matcher", ...by((h) => h.matcher.notes)],
     [
       "Timeout",
@@ -158,6 +169,13 @@ export function hookDetailsTable(agents: readonly Agent[]): string {
     ["Verified", ...by((h) => `${h.verified.version}, ${h.verified.date}: ${h.verified.how}`)],
   ];
   return table(header, rows);
+}
+
+/** The variables an agent sets for its hooks, what else it gives them, and how that was checked. */
+function environmentCell(env: HookEnvironment): string {
+  const names = env.names.length > 0 ? env.names.map(code).join(", ") : "none";
+  const v = env.verified;
+  return `${names}${env.notes ? `; ${env.notes}` : ""} (${v.version}, ${v.date}: ${v.how})`;
 }
 
 /** How one agent takes one neutral field: its native name, translated, dropped, or not at all. */

@@ -6,11 +6,13 @@
  * hook whose targets lists them, without changing the order any agent runs its hooks in.
  */
 
+import { AGENTS } from "../agents/index.js";
 import { DEFAULT_MAX_OUTPUT_CHARS, type HookMachine } from "../core/hooks/envelope.js";
 import { toSeconds } from "../core/hooks/groups.js";
 import { readNames } from "../core/hooks/matcher.js";
 import { commandLine, unprotectExpansion } from "../core/hooks/quote.js";
 import { decideHook } from "../core/hooks/support.js";
+import { hookVariables } from "../core/hooks/variables.js";
 import { NEUTRAL_TOOLS, neutralEvent } from "../core/hooks/vocabulary.js";
 import type { HookEntry } from "../model/config.js";
 import type { AgentManifest, HookRead, NativeHook } from "../model/manifest.js";
@@ -55,7 +57,9 @@ export function importHooks(
   const machine = found
     .flatMap((f) => f.read.hooks.map((n) => runnerCall(f.manifest, n)))
     .find((c) => c !== null && c !== "builtin") as RunnerCall | undefined;
-  const options = machine ? { machine: machine.machine } : {};
+  // A hook that uses a variable its agent does not set is left out, as render would leave it out.
+  const variables = hookVariables(AGENTS.map((a) => a.manifest));
+  const options = { variables, ...(machine ? { machine: machine.machine } : {}) };
   for (const { manifest, read } of ordered) {
     const agent = manifest.id;
     const last = new Map<string, number>();
@@ -86,7 +90,7 @@ export function importHooks(
       const valid = candidates(manifest, n).filter((c) => render(c, self) === want);
       if (valid.length === 0) {
         warnings.push(
-          `left out ${agent} hook ${JSON.stringify(n.event)} (${describe(n)}): ${whyNot(manifest, n, scope)}`,
+          `left out ${agent} hook ${JSON.stringify(n.event)} (${describe(n)}): ${whyNot(manifest, n, scope, variables)}`,
         );
         continue;
       }
@@ -350,8 +354,13 @@ function describe(n: NativeHook): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-function whyNot(m: AgentManifest, n: NativeHook, scope: Scope["kind"]): string {
-  const d = decideHook(candidates(m, n)[0]!, 0, m, scope);
+function whyNot(
+  m: AgentManifest,
+  n: NativeHook,
+  scope: Scope["kind"],
+  variables: ReadonlySet<string>,
+): string {
+  const d = decideHook(candidates(m, n)[0]!, 0, m, scope, undefined, { variables });
   if (d?.outcome === "omitted" && d.missing)
     return `${d.missing.capability} is not supported${d.missing.detail ? ` (${d.missing.detail})` : ""}`;
   return "kanon.yaml has no hook that renders back to it";

@@ -229,6 +229,15 @@ export interface Gate {
   description: string;
 }
 
+/** What an agent adds to the environment of the hooks it runs (HookCapabilities.environment). */
+export interface HookEnvironment {
+  /** Variable names, each set for every hook (not those set for some events or plugin hooks only). */
+  names: readonly string[];
+  /** For the docs: how they are set, what else the agent gives. */
+  notes?: string;
+  verified: Verified;
+}
+
 export interface HookCapabilities {
   verified: Verified;
   /** Destination of the hook file per scope (null: no hooks in that scope). */
@@ -264,7 +273,12 @@ export interface HookCapabilities {
    * would be spliced into shell text), so kanon runs the runner through the agent's shell form there.
    */
   execSubstitutes?: readonly string[];
-  /** Free-form runtime notes for the docs (shell, env, stdin). */
+  /**
+   * The variables the agent sets in the environment of every hook it runs, besides the environment it
+   * inherited: a hook's `$NAME` for one of them means something only in the agents that set it.
+   */
+  environment: HookEnvironment;
+  /** Free-form runtime notes for the docs (shell, stdin). */
   runtime: string[];
   /** How hooks with the neutral envelope are translated in and out. */
   envelope: EnvelopeCapabilities;

@@ -19,6 +19,7 @@ import {
   omissionWarning,
   targetsAgent,
 } from "../core/hooks/support.js";
+import { hookVariables } from "../core/hooks/variables.js";
 import {
   HANDLER_FIELDS,
   NEUTRAL_EVENTS,
@@ -102,11 +103,13 @@ export async function validateConfig(
   errors.push(...servers.errors);
   const hookCheck = checkHooks(config, agents, targetNames, at);
   errors.push(...hookCheck.errors);
-  const options = { envelope: config.hooks_envelope, ...(machine ? { machine } : {}) };
+  // What an agent sets for its hooks is judged per agent (decideHook), whatever kanon's own env holds.
+  const variables = hookVariables(agents.map((a) => a.manifest));
+  const options = { envelope: config.hooks_envelope, variables, ...(machine ? { machine } : {}) };
   const hooks = decideHooks(check, scope, hookCheck, options, rendered);
   errors.push(...hooks.errors, ...continuityErrors(config, at), ...gitUrlEnvErrors(config, env));
   const warnings = [...hookCheck.warnings, ...tildeWarnings(config, hookCheck.invalid, at)];
-  for (const w of unsetEnvWarnings(config, env)) {
+  for (const w of unsetEnvWarnings(config, env, variables)) {
     warnings.push(
       `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
     );
@@ -400,16 +403,19 @@ function tildeWarnings(config: KanonConfig, invalid: ReadonlySet<number>, at: At
  * for the agent to expand, so an unset variable here is a warning (the Go original made it an error
  * and also checked disabled servers); git URLs, which kanon expands itself, are checked as errors by
  * the provider validation. Each names its value by path; the caller turns it into `kanon.yaml:LINE:COL`.
+ * A hook's reference to a variable an agent sets for its hooks (`hookVariables`) is not checked here:
+ * kanon's environment says nothing about the hook's, and the support check judges it per agent.
  */
 function unsetEnvWarnings(
   config: KanonConfig,
   env: NodeJS.ProcessEnv,
+  setByAgents: ReadonlySet<string>,
 ): { path: (string | number)[]; label: string; name: string }[] {
   const out: { path: (string | number)[]; label: string; name: string }[] = [];
-  const check = (path: (string | number)[], value: string | undefined) => {
+  const check = (path: (string | number)[], value: string | undefined, skip?: ReadonlySet<string>) => {
     if (!value || value === "${REVIEW_SECRET}") return;
     for (const ref of envRefs(value)) {
-      if (ref.fallback !== undefined || envValue(env, ref.name)) continue;
+      if (ref.fallback !== undefined || envValue(env, ref.name) || skip?.has(ref.name)) continue;
       const label = `config.${path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i > 0 ? "." : ""}${p}`)).join("")}`;
       out.push({ path, label, name: ref.name });
     }
@@ -429,8 +435,8 @@ function unsetEnvWarnings(
       server(["mcp", "servers", name, "overrides", agent], o);
   }
   config.hooks.forEach((h, i) => {
-    check(["hooks", i, "command"], h.command);
-    for (const [j, a] of (h.args ?? []).entries()) check(["hooks", i, "args", j], a);
+    check(["hooks", i, "command"], h.command, setByAgents);
+    for (const [j, a] of (h.args ?? []).entries()) check(["hooks", i, "args", j], a, setByAgents);
   });
   return out;
 }

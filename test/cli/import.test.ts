@@ -419,6 +419,17 @@ describe("hooks through the manifests", () => {
     expect(r.stdout).toContain("  - name: a\n    event: Interrupt\n    command: a\n    targets: [codex]\n");
   });
 
+  it("a hook that uses a variable its agent does not set is left out, saying why; Claude's own is kept", async () => {
+    const command = '"$CLAUDE_PROJECT_DIR"/hooks/guard.sh';
+    const hook = { hooks: { Stop: [{ hooks: [{ type: "command", command }] }] } };
+    machine({ ".codex/hooks.json": JSON.stringify(hook), ".claude/settings.json": JSON.stringify(hook) });
+    const r = await k("import");
+    expect(warnings(r.stderr)).toEqual([
+      `warning: left out codex hook "Stop" (${command}): variable $CLAUDE_PROJECT_DIR is not supported (Codex CLI 0.171.0 does not set it for the hooks it runs; write \${CLAUDE_PROJECT_DIR:-…} if the hook can do without it, or leave codex out of its targets)`,
+    ]);
+    expect(r.stdout).toContain(`    command: '${command}'\n    targets: [claude]\n`);
+  });
+
   it("bad hook entries are warnings naming the event and the entry", async () => {
     machine({
       ".claude/settings.json": JSON.stringify({

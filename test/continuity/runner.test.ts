@@ -14,6 +14,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/agents/index.js";
 import { projectFiles } from "../../src/continuity/files.js";
 import { writeWaypoint } from "../../src/continuity/waypoint.js";
+import { RUNNER_ENVIRONMENT } from "../../src/core/hooks/envelope.js";
 import { runnerText } from "../../src/runner/file.js";
 import { inProcessRunner } from "../support/runner.js";
 
@@ -197,5 +198,17 @@ describe("a neutral hook's command", () => {
       cwd: project,
     });
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toBe("codex s-1");
+  });
+
+  it("gets exactly the KANON_ variables that validation counts on (RUNNER_ENVIRONMENT)", () => {
+    const args = [runner, "codex", "UserPromptSubmit", "env", "--max", "4800", "--timeout", "10"];
+    const r = spawnSync(process.execPath, [...args, "--sh", "env | grep ^KANON_ | cut -d= -f1 | sort"], {
+      input: native("UserPromptSubmit", { prompt: "x" }),
+      encoding: "utf8",
+      cwd: project,
+      env: { PATH: process.env.PATH },
+    });
+    const names = JSON.parse(r.stdout).hookSpecificOutput.additionalContext.split("\n");
+    expect(names).toEqual([...RUNNER_ENVIRONMENT].sort());
   });
 });

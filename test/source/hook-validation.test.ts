@@ -9,7 +9,7 @@ import type { KanonConfig } from "../../src/model/config.js";
 import type { Agent } from "../../src/model/manifest.js";
 import { locator } from "../../src/source/decode.js";
 import { normalizeConfig } from "../../src/source/load.js";
-import { validateConfig } from "../../src/source/validate.js";
+import { hookWarnings, validateConfig } from "../../src/source/validate.js";
 
 const paths = { home: "/nonexistent", config: "/nonexistent/kanon.yaml", userHome: "/nonexistent" };
 
@@ -27,10 +27,10 @@ const nativeNamed: Agent = {
   },
 };
 
-async function check(yaml: string, agents: readonly Agent[] = AGENTS) {
+async function check(yaml: string, agents: readonly Agent[] = AGENTS, env: NodeJS.ProcessEnv = {}) {
   const { parse } = await import("yaml");
   const config = normalizeConfig(parse(yaml) as Partial<KanonConfig>);
-  return validateConfig(config, paths, agents, "user", {}, locator(yaml, "kanon.yaml"));
+  return validateConfig(config, paths, agents, "user", env, locator(yaml, "kanon.yaml"));
 }
 
 describe("unknown events", () => {
@@ -123,5 +123,70 @@ hooks:
       `kanon.yaml:3:40: hook "home": command "~/bin/x" ${why}`,
       `kanon.yaml:4:40: hook "bare": command "~" ${why}`,
     ]);
+  });
+});
+
+describe("a variable an agent sets for its hooks", () => {
+  const guard = (extra = "") =>
+    `version: 1\nhooks:\n  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    command: '"$CLAUDE_PROJECT_DIR"/hooks/guard.sh'\n${extra}`;
+  const hint = (agent: string, who: string) =>
+    `variable $CLAUDE_PROJECT_DIR is not supported (${who} does not set it for the hooks it runs; write \${CLAUDE_PROJECT_DIR:-…} if the hook can do without it, or leave ${agent} out of its targets)`;
+
+  it("is not an unset variable of kanon's for a hook only agents that set it run", async () => {
+    for (const env of [{}, { CLAUDE_PROJECT_DIR: "/p" }]) {
+      const claude = await check(
+        "version: 1\nhooks:\n  - {name: fmt, event: PostToolUse, command: '${CLAUDE_PROJECT_DIR}/fmt', targets: [claude]}\n",
+        AGENTS,
+        env,
+      );
+      expect(claude).toMatchObject({ errors: [], warnings: [] });
+      expect(claude.decisions.map((d) => `${d.agent} ${d.outcome}`)).toEqual(["claude as-written"]);
+    }
+  });
+
+  it("leaves an implicitly targeted hook out, with a warning, for each agent that does not set it", async () => {
+    for (const env of [{}, { CLAUDE_PROJECT_DIR: "/p" }]) {
+      const v = await check(guard(), AGENTS, env);
+      expect(v).toMatchObject({ errors: [], warnings: [] });
+      expect(hookWarnings(v.decisions, AGENTS)).toEqual([
+        `hook "guard" is not rendered for codex: ${hint("codex", "Codex CLI 0.171.0")}`,
+        `hook "guard" is not rendered for opencode: ${hint("opencode", "OpenCode 1.18.33")}`,
+        `hook "guard" is not rendered for kimi: ${hint("kimi", "Kimi Code 2.1.0")}`,
+      ]);
+    }
+  });
+
+  it("is an error, at the hook, for an agent its targets name", async () => {
+    for (const env of [{}, { CLAUDE_PROJECT_DIR: "/p" }]) {
+      const v = await check(guard("    targets: [claude, codex]\n"), AGENTS, env);
+      expect(v.errors).toEqual([
+        `kanon.yaml:3:5: hook "guard" targets codex but ${hint("codex", "Codex CLI 0.171.0").replace("is not supported", "is not supported for codex")}`,
+      ]);
+      expect(v.warnings).toEqual([]);
+    }
+  });
+
+  it("renders for Claude Code and Gemini CLI, which both set CLAUDE_PROJECT_DIR, without a word", async () => {
+    const braces = guard("    targets: [claude, gemini]\n").replace(
+      '"$CLAUDE_PROJECT_DIR"',
+      "${CLAUDE_PROJECT_DIR}",
+    );
+    const v = await check(braces);
+    expect(v).toMatchObject({ errors: [], warnings: [] });
+    expect(v.decisions.map((d) => `${d.agent} ${d.outcome}`)).toEqual([
+      "claude as-written",
+      "gemini translated",
+    ]);
+    expect(hookWarnings(v.decisions, AGENTS)).toEqual([]);
+  });
+
+  it("leaves the unset check for the user's own variables as it was", async () => {
+    const v = await check(
+      "version: 1\nhooks:\n  - {name: x, event: Stop, command: '${MY_HOOKS}/x', targets: [codex]}\n",
+    );
+    expect(v).toMatchObject({
+      errors: [],
+      warnings: ["kanon.yaml:3:37: references unset environment variable MY_HOOKS"],
+    });
   });
 });

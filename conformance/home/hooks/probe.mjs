@@ -14,7 +14,9 @@ const started = performance.timeOrigin + performance.now();
 const [label = "unlabelled", ...rest] = process.argv.slice(2);
 const BLOCK_MARKER = "KANON_CONFORMANCE_BLOCK";
 const BLOCK_REASON = "KANON_CONFORMANCE_GUARD_REASON: the conformance guard hook blocked this command";
-const ENV_PREFIXES = ["CLAUDE", "CODEX", "OPENCODE", "KANON_CONFORMANCE"];
+const ENV_PREFIXES = ["CLAUDE", "CODEX", "OPENCODE", "GEMINI", "KANON_CONFORMANCE"];
+// The fake model's keys (GEMINI_API_KEY) stay out of the log.
+const SECRET_LIKE = /KEY|TOKEN|SECRET|PASSWORD/;
 
 async function readStdin() {
   if (process.stdin.isTTY) return "";
@@ -37,7 +39,9 @@ try {
   // Keep the raw text: the suite reports a payload that is not JSON.
 }
 const env = Object.fromEntries(
-  Object.entries(process.env).filter(([name]) => ENV_PREFIXES.some((prefix) => name.startsWith(prefix))),
+  Object.entries(process.env).filter(
+    ([name]) => ENV_PREFIXES.some((prefix) => name.startsWith(prefix)) && !SECRET_LIKE.test(name),
+  ),
 );
 let decision = "allow";
 if (label === "guard" && JSON.stringify(stdin ?? "").includes(BLOCK_MARKER)) decision = "block";

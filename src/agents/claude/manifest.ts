@@ -318,10 +318,28 @@ export const claudeManifest: AgentManifest = {
           "interactive Claude asks once to trust a project folder before its settings run (claude -p skips the dialog)",
       },
     ],
+    // The 2.1.332 binary builds each command hook's environment from its own, then the session's
+    // variables and CLAUDE_PROJECT_DIR; the conformance suite's hooks see them all.
+    environment: {
+      names: [
+        "CLAUDE_PROJECT_DIR",
+        "CLAUDECODE",
+        "CLAUDE_CODE_SESSION_ID",
+        "CLAUDE_CODE_CHILD_SESSION",
+        "CLAUDE_CODE_SESSION_ATTENDED",
+        "CLAUDE_PID",
+      ],
+      notes:
+        "SessionStart, Setup, CwdChanged and FileChanged hooks also get CLAUDE_ENV_FILE, plugin hooks CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA",
+      verified: {
+        ...VERIFIED,
+        date: "2026-12-06",
+        how: "binary read (the command hook's env); the conformance suite's hook-env check (e2e against a fake model)",
+      },
+    },
     runtime: [
       "stdin: session_id, transcript_path, cwd, hook_event_name, plus tool_name/tool_input (tool events), prompt, source, …",
       "exit 0: stdout parsed as JSON (plain stdout is context for SessionStart and UserPromptSubmit); exit 2: block, stderr used; other: non-blocking error",
-      "env: CLAUDE_PROJECT_DIR and the parent environment",
       "exec form (args): ${CLAUDE_PROJECT_DIR} (that spelling only) is replaced with the project directory as text in command and each arg; no ~ or other $VAR is expanded",
     ],
     envelope: {

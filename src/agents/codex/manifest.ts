@@ -265,6 +265,16 @@ export const codexManifest: AgentManifest = {
         description: 'project hooks load only when the project is trusted (trust_level = "trusted")',
       },
     ],
+    environment: {
+      names: [],
+      notes:
+        "the inherited environment, with Codex's own folder put first in PATH; plugin hooks get PLUGIN_ROOT and PLUGIN_DATA",
+      verified: {
+        ...VERIFIED,
+        date: "2026-12-06",
+        how: "the conformance suite's hook-env check (e2e against a fake model)",
+      },
+    },
     runtime: [
       "stdin: session_id, transcript_path, cwd, hook_event_name, model, plus tool_name/tool_input/tool_use_id (tool events), prompt, source, …",
       "tool_name is Bash for shell commands and apply_patch for edits",

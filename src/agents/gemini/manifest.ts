@@ -207,10 +207,26 @@ export const geminiManifest: AgentManifest = {
       },
     ],
     expandsVariables: true,
+    // hookRunner's env: the sanitized parent environment, then these (CLAUDE_PROJECT_DIR "for
+    // compatibility"), then the hook's own env.
+    environment: {
+      names: [
+        "GEMINI_PROJECT_DIR",
+        "GEMINI_CWD",
+        "GEMINI_PLANS_DIR",
+        "GEMINI_SESSION_ID",
+        "CLAUDE_PROJECT_DIR",
+      ],
+      notes: "GEMINI_PROJECT_DIR, GEMINI_CWD and CLAUDE_PROJECT_DIR are all the session's cwd",
+      verified: {
+        ...VERIFIED,
+        date: "2026-12-06",
+        how: "bundle read (hookRunner's env); the conformance suite's hook-env check (e2e against a fake model)",
+      },
+    },
     runtime: [
       "stdin: session_id, transcript_path, cwd, hook_event_name, timestamp, plus tool_name/tool_input (tool events), prompt, source, reason, …",
       "stdout must be empty or one JSON object; exit 2 with text blocks (stdout, else stderr, is the reason); exit 1 warns",
-      "env: GEMINI_PROJECT_DIR, GEMINI_CWD, GEMINI_SESSION_ID, CLAUDE_PROJECT_DIR and the parent environment",
       "settings strings are expanded ($VAR, ${VAR:-default}) when the file loads: kanon protects every $ of a hook command",
     ],
     envelope: {

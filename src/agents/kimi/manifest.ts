@@ -250,6 +250,15 @@ export const kimiManifest: AgentManifest = {
       Skill: ["Skill"],
     },
     gates: [],
+    environment: {
+      names: [],
+      notes: "the inherited environment, unchanged",
+      verified: {
+        ...VERIFIED,
+        date: "2026-12-06",
+        how: "bundle read (runHook spawns with the hook's env, unset by kanon); the conformance suite's hook-env check (e2e against a fake model)",
+      },
+    },
     runtime: [
       "stdin: hook_event_name, session_id, cwd, client_type, plus tool_name/tool_input/tool_call_id (tool events), prompt (an array of content parts), source, …",
       "exit 2 blocks PreToolUse, UserPromptSubmit and Stop (stderr is the reason); other exits, crashes and timeouts allow",

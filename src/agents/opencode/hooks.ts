@@ -163,6 +163,17 @@ export const opencodeHooks: HookCapabilities = {
     Skill: ["skill"],
   },
   gates: [],
+  // The plugin runs each command with OpenCode's own environment (plugin-runtime.js, runHook).
+  environment: {
+    names: [],
+    notes:
+      "OpenCode's own environment: the OpenCode 1.18.33 command line adds OPENCODE=1, OPENCODE_PID and AGENT=1 to it when it starts (OpenCode 2, a background service, not checked), so kanon does not count on them",
+    verified: {
+      version: "1.18.33",
+      date: "2026-12-06",
+      how: "plugin-runtime.js passes process.env; the 1.18.33 binary read; the conformance suite's hook-env check (e2e against a fake model)",
+    },
+  },
   runtime: [
     "one generated plugin, plugins/kanon-hooks.js, loaded by directory discovery on OpenCode 1 (server) and OpenCode 2 (setup); kanon never lists it in opencode.json",
     "stdin: one JSON object with hook_event_name, session_id and cwd; tool events add tool_name (OpenCode's own tool ID, as is: the shell tool is bash on OpenCode 1 and shell on OpenCode 2), tool_input (OpenCode's arguments, as is) and tool_use_id; PostToolUse adds tool_response, UserPromptSubmit prompt, SessionStart source, PostCompact trigger",

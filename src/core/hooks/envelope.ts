@@ -16,6 +16,12 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 4800;
 /** Built-in hooks kanon adds itself are named `kanon/<handler>`; a kanon.yaml hook may not be. */
 export const BUILTIN_PREFIX = "kanon/";
 
+/**
+ * What kanon's runner adds to the environment of a neutral hook's command, in every agent
+ * (runner.js, runHook): the agent's id, and its session id when the agent gave one.
+ */
+export const RUNNER_ENVIRONMENT: readonly string[] = ["KANON_AGENT", "KANON_SESSION_ID"];
+
 /** Where kanon's runner and node are on this machine (resolved at apply time, so a short PATH does not matter). */
 export interface HookMachine {
   node: string;

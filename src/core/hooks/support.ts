@@ -19,6 +19,7 @@ import {
 } from "./envelope.js";
 import { isNativeList, parseNeutralMatcher, regexProblem, writeNames } from "./matcher.js";
 import { commandLine, protectFromExpansion } from "./quote.js";
+import { hookVariables, unsetVariables, unsetVariablesMissing } from "./variables.js";
 import { HANDLER_FIELDS, NEUTRAL_EVENTS, NEUTRAL_TOOLS, neutralEvent, neutralHandler } from "./vocabulary.js";
 
 /**
@@ -55,6 +56,11 @@ export interface DecideOptions {
   envelope?: KanonConfig["hooks_envelope"];
   /** Where node and kanon's runner are (neutral hooks run them); placeholders when absent. */
   machine?: HookMachine;
+  /**
+   * The variables any agent, or kanon's runner, sets for the hooks it runs (hookVariables): a hook
+   * that uses one is left out for an agent that does not set it. Absent: this agent's and the runner's.
+   */
+  variables?: ReadonlySet<string>;
 }
 
 /** What a neutral hook's command names when the machine was not asked (tests, `kanon hooks`). */
@@ -120,7 +126,7 @@ export function decideHook(
     envelope: hookEnvelope(hook, options.envelope),
     delivery: { context: "not delivered", channel: null, limit: null, block: false },
   };
-  const missing = renderHook(hook, event, agent, scope, knownEvents, options.machine, d);
+  const missing = renderHook(hook, event, agent, scope, knownEvents, options, d);
   if (!missing) return d;
   d.outcome = "omitted";
   d.missing = missing.detail
@@ -136,9 +142,10 @@ const who = (agent: AgentManifest) => `${agent.displayName} ${agent.hooks.verifi
 
 /**
  * The hook as the agent will run it, step by step: event and handler type, then each field, the
- * runner's command line for a neutral hook, the timeout, the command and the matcher. The first
- * capability the agent lacks stops it (the hook is left out); on success `d` gets the native hook,
- * its outcome and where its output goes. Translations and notes collect on `d` as the steps go.
+ * variables its command uses that the agent does not set, the runner's command line for a neutral
+ * hook, the timeout, the command and the matcher. The first capability the agent lacks stops it (the
+ * hook is left out); on success `d` gets the native hook, its outcome and where its output goes.
+ * Translations and notes collect on `d` as the steps go.
  */
 function renderHook(
   hook: HookEntry,
@@ -146,7 +153,7 @@ function renderHook(
   agent: AgentManifest,
   scope: Scope["kind"],
   knownEvents: ReadonlySet<string>,
-  machine: HookMachine | undefined,
+  options: DecideOptions,
   d: HookDecision,
 ): Missing | null {
   const caps = agent.hooks;
@@ -188,10 +195,12 @@ function renderHook(
   };
   const fieldProblem = translateFields(hook, event, type, handler, agent, native, d);
   if (fieldProblem) return fieldProblem;
+  const unset = unsetVariables(hook, agent, neutral, options.variables ?? hookVariables([agent]));
+  if (unset.length > 0) return unsetVariablesMissing(unset, agent);
   if (native.timeout && support?.maxTimeoutSec && native.timeout > support.maxTimeoutSec) {
     d.notes.push(`${who(agent)} caps ${event} timeouts at ${support.maxTimeoutSec} s`);
   }
-  if (neutral) runThroughRunner(hook, event, agent, handler, support, target, machine, native, d);
+  if (neutral) runThroughRunner(hook, event, agent, handler, support, target, options.machine, native, d);
   const problem =
     translateTimeout(hook, agent, native, d) ??
     protectCommand(agent, native, d) ??
