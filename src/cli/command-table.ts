@@ -218,6 +218,30 @@ export const COMMANDS: CommandSpec[] = [
     run: async ({ flags, opts, io }) => (await import("./commands/mcp.js")).mcpCommand(flags, opts, io),
   },
   {
+    names: ["commands"],
+    description:
+      "Show how every slash command renders for every agent: as written, translated, or left out, and why",
+    options: [
+      { flags: "--json", description: "print the decisions as JSON" },
+      { flags: "--strict", description: "exit 1 when any command is not rendered as written" },
+    ],
+    example: "kanon commands --agent gemini",
+    run: async ({ flags, opts, io }) =>
+      (await import("./commands/items.js")).itemsCommand("command", flags, opts, io),
+  },
+  {
+    names: ["agents"],
+    description:
+      "Show how every subagent renders for every agent: as written, translated, or left out, and why",
+    options: [
+      { flags: "--json", description: "print the decisions as JSON" },
+      { flags: "--strict", description: "exit 1 when any subagent is not rendered as written" },
+    ],
+    example: "kanon agents --agent opencode",
+    run: async ({ flags, opts, io }) =>
+      (await import("./commands/items.js")).itemsCommand("subagent", flags, opts, io),
+  },
+  {
     names: ["schema"],
     description: "Print the JSON Schema of kanon.yaml (for editor completion and checks)",
     options: [

@@ -30,6 +30,7 @@ import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import {
   hookWarnings,
+  itemWarnings,
   type Locate,
   serverWarnings,
   type Validation,
@@ -200,6 +201,7 @@ export async function loadRendered(
     ...v.validation.warnings,
     ...hookWarnings(v.validation.decisions, v.agents),
     ...serverWarnings(v.validation.mcp, v.agents),
+    ...itemWarnings(v.validation.items, v.agents),
     ...agentHomes(
       v.agents.map((a) => a.manifest),
       io.env,
@@ -227,6 +229,7 @@ export async function loadRendered(
     agents: v.agents,
     decisions: v.validation.decisions,
     mcp,
+    items: v.validation.items,
     ...(neutral
       ? {
           runner: {
