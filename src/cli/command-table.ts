@@ -168,7 +168,8 @@ export const COMMANDS: CommandSpec[] = [
       YES,
       {
         flags: "-n, --dry-run",
-        description: "show what apply would change with the home as it is, without pulling or writing",
+        description:
+          "fetch, then show what the update would bring (review and diff), without pulling or writing",
       },
       STAT,
       TRUST_HOOKS,
@@ -325,7 +326,11 @@ export const COMMANDS: CommandSpec[] = [
         names: ["show"],
         description: "Show the waypoint, the pause marker and the last handoff",
         options: [
-          { flags: "--json", description: "print the waypoint, pause marker and handoffs as JSON" },
+          {
+            flags: "--json",
+            description:
+              "print the waypoint, pause marker and handoffs as JSON (revision, path, status, next and why also at the top level)",
+          },
           { flags: "--block", description: "print the bounded re-anchor block that agents get" },
           { flags: "--position", description: "print the one-line position that agents get on every prompt" },
         ],

@@ -1,6 +1,6 @@
 /**
  * The capability manifest: everything kanon knows about one agent, as data. Shared code (validate,
- * render, the hook support check, status, import, the README tables) reads these records and never
+ * render, the hook support check, status, import, the docs tables) reads these records and never
  * asks which agent it is looking at. Adding an agent means adding one folder under src/agents/ with a
  * manifest and a small render function, and registering it in src/agents/index.ts.
  */
@@ -113,7 +113,7 @@ export interface EventSupport {
   exactValue?: boolean;
   /**
    * Where this event (or a part of it, e.g. OpenCode 2's binding) was verified differently from the
-   * manifest's `verified`: read but not run, or docs only. The README shows it as a footnote.
+   * manifest's `verified`: read but not run, or docs only. The docs show it as a footnote.
    */
   verified?: Verified;
   notes?: string;
@@ -257,7 +257,7 @@ export interface HookCapabilities {
    * that nothing in them is expanded early, or leaves the hook out when it cannot.
    */
   expandsVariables?: boolean;
-  /** Free-form runtime notes for the README (shell, env, stdin). */
+  /** Free-form runtime notes for the docs (shell, env, stdin). */
   runtime: string[];
   /** How hooks with the neutral envelope are translated in and out. */
   envelope: EnvelopeCapabilities;

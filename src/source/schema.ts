@@ -118,7 +118,7 @@ export function kanonSchema(
       version: int("Schema version: 1 (required)."),
       agents: list(
         str(undefined, { enum: agentIds }),
-        "Agents this home renders for; without this list, the agents that are on by default (see the README). --agent may still name any agent.",
+        "Agents this home renders for; without this list, the agents that are on by default (see docs/agents.md). --agent may still name any agent.",
       ),
       instructions: obj(
         {
