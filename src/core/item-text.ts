@@ -72,6 +72,38 @@ export function translateArguments(
   return { text, translations: [...translations], notes };
 }
 
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A body as the agent reads it, back to the neutral one (kanon import): the agent's spelling of the
+ * arguments as `$ARGUMENTS`, its positional ones as `$1`…`$9`, escaped text as the text. A native
+ * placeholder with no neutral spelling (an argument past the ninth) is why the body cannot come back.
+ */
+export function neutralArguments(
+  body: string,
+  spelling: ArgumentSpelling,
+): { text: string } | { problem: string } {
+  const reserved = spelling.reserved;
+  const [before, after] = spelling.positional?.spelling.split("{n}") ?? [];
+  const parts = [
+    reserved?.escape !== undefined ? `${escapeRegex(reserved.escape)}(?<escaped>${reserved.pattern})` : null,
+    spelling.all === null ? null : `(?<all>${escapeRegex(spelling.all)})`,
+    spelling.positional ? `${escapeRegex(before!)}(?<index>\\d+)${escapeRegex(after!)}` : null,
+  ].filter((p): p is string => p !== null);
+  if (parts.length === 0) return { text: body };
+  let problem: string | null = null;
+  const text = body.replace(new RegExp(parts.join("|"), "g"), (whole: string, ...rest: unknown[]) => {
+    const groups = rest.at(-1) as { escaped?: string; all?: string; index?: string };
+    if (groups.escaped !== undefined) return groups.escaped;
+    if (groups.all !== undefined) return "$ARGUMENTS";
+    const n = Number(groups.index) - spelling.positional!.base + 1;
+    if (n >= 1 && n <= 9) return `$${n}`;
+    problem ??= `its ${whole} has no neutral spelling (kanon's placeholders are $1 to $9)`;
+    return whole;
+  });
+  return problem ? { problem } : { text };
+}
+
 function nativePlaceholder(which: string, spelling: ArgumentSpelling): string | null {
   if (which === "ARGUMENTS") return spelling.all;
   if (!spelling.positional) return null;

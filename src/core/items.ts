@@ -218,8 +218,9 @@ function nativeTools(
   const form = caps.toolList;
   if (form === "comma") return { value: names.join(", ") };
   if (form === "list") return { value: names };
+  // In the agent's order of its tools, whatever the list's: the same tools, the same file.
   const map: Record<string, boolean> = {};
-  for (const off of form.map) if (!names.includes(off)) map[off] = false;
+  for (const t of form.map) map[t] = names.includes(t);
   for (const n of names) map[n] = true;
   d.translations.push(`tools as a map that switches off ${list(Object.keys(map).filter((k) => !map[k]))}`);
   return { value: map };

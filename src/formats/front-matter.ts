@@ -26,21 +26,23 @@ export function yamlScalar(text: string): string {
   return isPlain(text) ? text : JSON.stringify(text);
 }
 
-/** A front-matter value: a string, a list of strings, or a map of names to booleans. */
-export type FrontValue = string | readonly string[] | Readonly<Record<string, boolean>>;
+/** A front-matter value: a string, a list of strings, or a map of names to strings or booleans. */
+export type FrontValue = string | readonly string[] | Readonly<Record<string, string | boolean>>;
 
 function yamlValue(value: FrontValue): string {
   if (typeof value === "string") return yamlScalar(value);
   if (Array.isArray(value)) return `[${value.map(yamlScalar).join(", ")}]`;
-  const map = value as Readonly<Record<string, boolean>>;
+  const map = value as Readonly<Record<string, string | boolean>>;
   return `{${Object.entries(map)
-    .map(([k, v]) => `${yamlScalar(k)}: ${v}`)
+    .map(([k, v]) => `${yamlScalar(k)}: ${typeof v === "string" ? yamlScalar(v) : v}`)
     .join(", ")}}`;
 }
 
 /** `---`, `key: value` per field, `---`, then the body; no front matter when there are no fields. */
 export function encodeFrontMatter(fields: readonly (readonly [string, FrontValue])[], body: string): string {
-  if (fields.length === 0) return body;
+  // A body whose first line is `---` would be read as front matter: an empty one goes before it.
+  if (fields.length === 0)
+    return /^\uFEFF?---[ \t]*\r?$/m.test(body.split("\n", 1)[0]!) ? `---\n---\n${body}` : body;
   const lines = fields.map(([key, value]) => `${yamlScalar(key)}: ${yamlValue(value)}`);
   return `---\n${lines.join("\n")}\n---\n${body}`;
 }

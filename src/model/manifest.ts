@@ -506,6 +506,9 @@ export interface ImportData {
   instructionFallbacks?: ScopedPath[];
   /** Skill roots scanned after skills.root: other roots the agent also reads. */
   skillRoots?: ScopedPath[];
+  /** Command and subagent folders read after the section's root: others the agent also reads. */
+  commandRoots?: ScopedPath[];
+  subagentRoots?: ScopedPath[];
   mcpFile: ImportLabel;
   mcpEntry: McpEntryRead;
   hookFile?: ImportLabel;

@@ -222,7 +222,7 @@ describe("each agent's own rules, from its manifest", () => {
   it("OpenCode: a tool list is a map that switches the other built-in tools off; the last placeholder takes the rest", () => {
     const d = decide(subagent({ tools: ["Read", "Grep", "WebSearch"] }), opencodeManifest);
     expect(d.native?.text).toBe(
-      "---\ndescription: Reads\ntools: {bash: false, edit: false, write: false, glob: false, webfetch: false, task: false, todowrite: false, skill: false, read: true, grep: true}\nmode: subagent\n---\nYou read.\n",
+      "---\ndescription: Reads\ntools: {bash: false, edit: false, write: false, read: true, grep: true, glob: false, webfetch: false, task: false, todowrite: false, skill: false}\nmode: subagent\n---\nYou read.\n",
     );
     expect(d.translations).toEqual([
       'tools "Read", "Grep" → "read", "grep"',

@@ -205,7 +205,9 @@ export const kimiManifest: AgentManifest = {
     root: { user: ".kimi-code/agents", project: ".kimi-code/agents" },
     extension: ".md",
     format: { kind: "markdown" },
-    // The file's name is the subagent's; a name of another shape is skipped (a line in its log).
+    // Optional there (the file's name is the default), and read: written so that both say the same.
+    nameField: "name",
+    // A name of another shape is skipped (a line in its log, nothing on stderr).
     names: { pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$", say: "lower-case kebab-case names (a-z, 0-9, single -)" },
     fields: {
       description: { support: "native", name: "description" },
@@ -238,6 +240,8 @@ export const kimiManifest: AgentManifest = {
     invoke: "the `Agent` tool (`subagent_type: <name>`)",
   },
   import: {
+    // Kimi Code also reads the folder that several agents share.
+    subagentRoots: [{ user: ".agents/agents", project: ".agents/agents" }],
     mcpFile: { label: "mcp", secretPath: "mcp" },
     mcpEntry: {
       fields: {

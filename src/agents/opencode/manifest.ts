@@ -127,6 +127,9 @@ export const opencodeManifest: AgentManifest = {
       { user: ".claude/skills", project: ".claude/skills" },
       { user: ".agents/skills", project: ".agents/skills" },
     ],
+    // OpenCode reads the singular folders too.
+    commandRoots: [{ user: ".config/opencode/command", project: ".opencode/command" }],
+    subagentRoots: [{ user: ".config/opencode/agent", project: ".opencode/agent" }],
     mcpFile: { label: "config", secretPath: "config" },
     mcpEntry: {
       envRef: "{env:NAME}",
