@@ -30,7 +30,6 @@ import type { CommandItem, Item, SubagentItem } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
 import type { Scope } from "../model/types.js";
 import { splitFrontMatter } from "../source/items.js";
-import type { HomeFile } from "./read.js";
 
 /** Where a manifest path of an agent is in the scope imported from (core/homes.ts). */
 type At = (m: AgentManifest, p: ScopedPath) => string | null;
@@ -63,7 +62,8 @@ export function importItems(
   scope: Scope,
   at: At,
   allAgents: readonly string[],
-  files: HomeFile[],
+  /** The files import writes into the home (read.ts HomeFile): each item's joins them. */
+  files: { rel: string; content: Uint8Array; mode: number }[],
   warnings: string[],
 ): ImportedItems {
   const out: ImportedItems = { commands: [], subagents: [] };
@@ -75,7 +75,7 @@ export function importItems(
     }
     for (const m of merged) {
       const item = withModels(m);
-      leftBehind(m, item.name, scope, at, warnings);
+      leftBehind(m, item.name, at, warnings);
       files.push({
         rel: `${FOLDER[kind]}/${item.name}.md`,
         content: Buffer.from(neutralText(item), "utf8"),
@@ -143,7 +143,7 @@ function add(
  * A file the item was read from that is not where kanon writes it for its agent (another folder the
  * agent reads, another file name, a name taken): the agent would read both, so the warning names it.
  */
-function leftBehind(m: Merged, name: string, scope: Scope, at: At, warnings: string[]): void {
+function leftBehind(m: Merged, name: string, at: At, warnings: string[]): void {
   for (const [id, path] of Object.entries(m.paths)) {
     const manifest = manifestOf(id);
     const caps = itemCapabilities(manifest, m.item.kind)!;

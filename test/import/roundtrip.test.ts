@@ -228,21 +228,19 @@ const subagent = fc.record(
     model: fc.oneof(
       fc.constant("inherit"),
       fc.constant("sonnet"),
-      fc
-        .subarray(["claude", "codex", "opencode", "gemini"], { minLength: 1 })
-        .map((ids) =>
-          Object.fromEntries(
-            ids.map((id) => [
-              id,
-              {
-                claude: "opus",
-                codex: "gpt-5.5",
-                opencode: "anthropic/claude-x",
-                gemini: "gemini-2.5-flash",
-              }[id]!,
-            ]),
-          ),
+      fc.subarray(["claude", "codex", "opencode", "gemini"], { minLength: 1 }).map((ids) =>
+        Object.fromEntries(
+          ids.map((id) => [
+            id,
+            {
+              claude: "opus",
+              codex: "gpt-5.5",
+              opencode: "anthropic/claude-x",
+              gemini: "gemini-2.5-flash",
+            }[id]!,
+          ]),
         ),
+      ),
     ),
     body: body.filter((b) => b.trim() !== "" && !b.startsWith("---")),
     targets,
