@@ -178,7 +178,11 @@ function itemRunnables(items: readonly ItemDecision[], ids: ReadonlySet<string>)
 
 /** One line: a command's prompt, a subagent's tools and prompt (its first line, secrets masked). */
 function itemWhat(item: Item): string {
-  const first = item.body.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+  const first =
+    item.body
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? "";
   const prompt = first.length > 100 ? `${first.slice(0, 99)}…` : first;
   if (item.kind === "command") return maskSecrets(`prompt: ${prompt}`);
   const tools = item.tools ? item.tools.join(", ") : "every tool";

@@ -130,7 +130,7 @@ describe("kanon update --yes", () => {
     expect((await k("update", "--yes", "--trust-hooks")).status).toBe(0);
     push(BASE, {
       "commands/deploy.md":
-        "---\ndescription: Deploy\n---\nRun make deploy TOKEN=\"ghp_0123456789abcdefghij\" now.\n",
+        '---\ndescription: Deploy\n---\nRun make deploy TOKEN="ghp_0123456789abcdefghij" now.\n',
       "agents/fixer.md": "---\ndescription: Fixes\ntools: [Read, Bash]\n---\nRead only.\n",
     });
     const r = await k("update", "--yes");
