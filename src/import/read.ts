@@ -242,8 +242,9 @@ function homeAgents(
     const { targets: _, ...rest } = x;
     return rest as T;
   };
+  const { commands, subagents, ...rest } = c;
   return {
-    ...c,
+    ...rest,
     ...(agents.length === defaults.length ? {} : { agents }),
     instructions: {
       files: c.instructions.files.map((f) =>
@@ -253,8 +254,8 @@ function homeAgents(
     // A local skill for every agent needs no entry (its folder says it); a provider always does.
     skills: c.skills.map(untarget).filter((s) => s.git || s.targets !== undefined),
     // Likewise a command or subagent: its file in commands/ or agents/ says it.
-    ...sectionEntries("commands", c.commands, untarget),
-    ...sectionEntries("subagents", c.subagents, untarget),
+    ...sectionEntries("commands", commands, untarget),
+    ...sectionEntries("subagents", subagents, untarget),
     mcp: { servers: Object.fromEntries(Object.entries(c.mcp.servers).map(([n, s]) => [n, untarget(s)])) },
     hooks: c.hooks.map(untarget),
   };
