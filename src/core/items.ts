@@ -31,7 +31,7 @@ export interface ItemDecision {
   missing?: Missing;
   /** How it was translated, one line each. */
   translations: string[];
-  /** What changes nothing kanon writes but is worth knowing (a field dropped, text the agent acts on). */
+  /** What changes nothing kanon writes but is worth knowing (text the agent acts on, how it reads arguments). */
   notes: string[];
   /** Conditions outside kanon's control before the agent uses the file (a trusted project). */
   gates: Gate[];
@@ -111,7 +111,7 @@ function sectionFor<C extends CommandCapabilities | SubagentCapabilities>(
   return { caps };
 }
 
-/** A field the item sets: written (into `front`) under the agent's name for it, noted as dropped, or missing. */
+/** A field the item sets: written (into `front`) under the agent's name for it, dropped (a translation), or missing. */
 function field(
   item: Item,
   name: string,
@@ -122,7 +122,7 @@ function field(
 ): Missing | null {
   if (value === undefined) return null;
   if (support.support === "native") front.push([support.name, value]);
-  else if (support.support === "dropped") d.notes.push(`${name} dropped: ${support.why}`);
+  else if (support.support === "dropped") d.translations.push(`${name} dropped: ${support.why}`);
   else return { capability: `field ${q(name)}`, detail: support.why, at: item.at[name] ?? item.at.file };
   return null;
 }

@@ -307,10 +307,11 @@ export interface ArgumentSpelling {
   positional: { spelling: string; base: 0 | 1; restToLast?: true } | null;
   /**
    * Text the agent replaces that is no neutral placeholder (Claude Code's `$0`, Gemini CLI's
-   * `{{args}}`): a regex, what the agent does with it, and the `escape` written before it so that the
-   * agent leaves it as written; without one, a body holding it is left out for the agent.
+   * `{{args}}`): a regex (without capturing groups), how to name it, what the agent does with it, and
+   * the `escape` written before it so that the agent leaves it as written; without one, a body
+   * holding it is left out for the agent.
    */
-  reserved?: { pattern: string; does: string; escape?: string };
+  reserved?: { pattern: string; say: string; does: string; escape?: string };
   /** What the agent does with arguments when the body has no placeholder, for the docs. */
   unplaced: string;
 }

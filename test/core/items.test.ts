@@ -125,13 +125,13 @@ describe("a command's placeholders", () => {
     );
   });
 
-  it("are written in a TOML file whose prompt reads as written; a dropped field is a note", () => {
+  it("are written in a TOML file whose prompt reads as written; a dropped field is a translation", () => {
     const d = decide(
       command("Review $ARGUMENTS.\nCarefully.\n", { description: "Review", argumentHint: "[x]" }),
     );
     expect(d.outcome).toBe("translated");
-    expect(d.translations).toEqual(["$ARGUMENTS → {{args}}"]);
-    expect(d.notes).toEqual(["argument-hint dropped: T shows no hint"]);
+    expect(d.translations).toEqual(["argument-hint dropped: T shows no hint", "$ARGUMENTS → {{args}}"]);
+    expect(d.notes).toEqual([]);
     expect(d.native).toEqual({
       file: "review.toml",
       text: "description = 'Review'\nprompt = '''\nReview {{args}}.\nCarefully.\n'''\n",

@@ -218,7 +218,12 @@ export const claudeManifest: AgentManifest = {
     arguments: {
       all: "$ARGUMENTS",
       positional: { spelling: "${n}", base: 0 },
-      reserved: { pattern: "\\$\\d+", does: "replaces it with an argument", escape: "\\" },
+      reserved: {
+        say: "`$` and a number (`$0`, `$10`)",
+        pattern: "\\$\\d+",
+        does: "replaces it with an argument",
+        escape: "\\",
+      },
       unplaced: "appended to the prompt as `ARGUMENTS: <args>`",
     },
     invoke: "`/<name> <args>`",

@@ -159,7 +159,11 @@ export const geminiManifest: AgentManifest = {
     arguments: {
       all: "{{args}}",
       positional: null,
-      reserved: { pattern: "\\{\\{args\\}\\}", does: "replaces it with the arguments" },
+      reserved: {
+        say: "`{{args}}`",
+        pattern: "\\{\\{args\\}\\}",
+        does: "replaces it with the arguments",
+      },
       unplaced: "appended to the prompt after a blank line, with the whole command line as typed",
     },
     bodyNotes: [

@@ -73,7 +73,11 @@ export const opencodeManifest: AgentManifest = {
     arguments: {
       all: "$ARGUMENTS",
       positional: { spelling: "${n}", base: 1, restToLast: true },
-      reserved: { pattern: "\\$\\d+", does: "replaces it with an argument, or with nothing" },
+      reserved: {
+        say: "`$` and a number (`$0`, `$10`)",
+        pattern: "\\$\\d+",
+        does: "replaces it with an argument, or with nothing",
+      },
       unplaced: "appended to the prompt after a blank line",
     },
     bodyNotes: [
