@@ -250,6 +250,8 @@ export const COMMANDS: CommandSpec[] = [
         flags: "--envelope",
         description: "print the JSON Schema of the stdin of hooks with envelope: neutral instead",
       },
+      { flags: "--command", description: "print the JSON Schema of a command's front matter instead" },
+      { flags: "--subagent", description: "print the JSON Schema of a subagent's front matter instead" },
     ],
     example: "kanon schema > kanon.schema.json",
     run: async ({ opts, io }) => (await import("./commands/schema.js")).schemaCommand(opts, io),

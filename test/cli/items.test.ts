@@ -126,6 +126,28 @@ describe("kanon commands and kanon agents", () => {
   });
 });
 
+describe("kanon schema --command and --subagent", () => {
+  it("print the JSON Schema of each front matter, from the definition their files are decoded by", async () => {
+    const schema = async (flag: string) =>
+      JSON.parse((await k("schema", flag)).stdout) as { properties: Record<string, unknown> };
+    expect(Object.keys((await schema("--command")).properties)).toEqual([
+      "description",
+      "argument-hint",
+      "targets",
+    ]);
+    expect(Object.keys((await schema("--subagent")).properties)).toEqual([
+      "description",
+      "tools",
+      "model",
+      "targets",
+    ]);
+    expect(await k("schema", "--command", "--subagent")).toMatchObject({
+      status: 1,
+      stderr: "use only one of --command or --subagent\n",
+    });
+  });
+});
+
 describe("mistakes are one line naming the file and line, and nothing is written", () => {
   const rejects = async (stderr: string) => {
     for (const cmd of [["validate"], ["diff"], ["apply", "--yes"], ["commands"], ["agents"]])
