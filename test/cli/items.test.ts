@@ -126,6 +126,58 @@ describe("kanon commands and kanon agents", () => {
   });
 });
 
+describe("an agent that cannot take an item", () => {
+  const GEMINI = "version: 1\nagents: [claude, gemini]\n";
+  it("is warned about for an implicit target, naming the line that needs what it lacks; the others get it", async () => {
+    s.writeHome(GEMINI, { "commands/review.md": REVIEW });
+    const r = await k("apply", "--yes");
+    expect(r).toMatchObject({
+      status: 0,
+      stderr:
+        'warning: commands/review.md:5: command "review" is not rendered for gemini: placeholder $1 is not supported (Gemini CLI has no positional arguments)\n',
+    });
+    expect(existsSync(claudeFile("commands/review.md"))).toBe(true);
+    expect(existsSync(join(s.home, ".gemini/commands"))).toBe(false);
+  });
+
+  it("is an error for an explicit target, and nothing is written", async () => {
+    s.writeHome(`${GEMINI}commands:\n  - name: review\n    targets: [claude, gemini]\n`, {
+      "commands/review.md": REVIEW,
+    });
+    for (const cmd of [["validate"], ["apply", "--yes"]])
+      expect(await k(...cmd)).toMatchObject({
+        status: 1,
+        stderr:
+          'commands/review.md:5: command "review" targets gemini but placeholder $1 is not supported for gemini (Gemini CLI has no positional arguments)\n',
+      });
+    expect(existsSync(join(s.home, ".claude"))).toBe(false);
+  });
+
+  it("without the section at all: Codex CLI has no commands, Kimi Code no model for a subagent", async () => {
+    s.writeHome("version: 1\nagents: [codex, kimi]\n", {
+      "commands/review.md": REVIEW,
+      "agents/reader.md": "---\ndescription: Reads\nmodel: sonnet\n---\nRead.\n",
+    });
+    const r = await k("diff");
+    expect(r.stderr).toBe(
+      'warning: commands/review.md:1: command "review" is not rendered for codex: slash commands are not supported (Codex CLI has no slash commands of its own since 0.117.0; it has skills instead)\n' +
+        'warning: commands/review.md:1: command "review" is not rendered for kimi: slash commands are not supported (Kimi Code has no user or project commands, only those of an installed plugin, run from its terminal UI)\n' +
+        'warning: agents/reader.md:3:8: subagent "reader" is not rendered for codex: model "sonnet" is not supported (Codex CLI takes its providers\' model names (gpt-5.5, …), not Claude Code\'s aliases)\n' +
+        'warning: agents/reader.md:3:8: subagent "reader" is not rendered for kimi: field "model" is not supported (Kimi Code runs every subagent on the session\'s model)\n',
+    );
+  });
+
+  it("in project scope, is reported with the gate a file waits behind", async () => {
+    s.writeHome(GEMINI, { "agents/reader.md": "---\ndescription: Reads\n---\nRead.\n" });
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    expect((await k("--project", project, "agents")).stdout).toBe(
+      "SUBAGENT  CLAUDE      GEMINI\nreader    as written  as written (gated)\n\n" +
+        "reader → gemini: gated: Gemini CLI uses a project's subagent only in a trusted folder and once the user acknowledges it (again after each change)\n",
+    );
+  });
+});
+
 describe("kanon schema --command and --subagent", () => {
   it("print the JSON Schema of each front matter, from the definition their files are decoded by", async () => {
     const schema = async (flag: string) =>
