@@ -218,12 +218,9 @@ function nativeTools(
   const form = caps.toolList;
   if (form === "comma") return { value: names.join(", ") };
   if (form === "list") return { value: names };
-  // In the agent's order of its tools, whatever the list's: the same tools, the same file.
-  const map: Record<string, boolean> = {};
-  for (const t of form.map) map[t] = names.includes(t);
-  for (const n of names) map[n] = true;
-  d.translations.push(`tools as a map that switches off ${list(Object.keys(map).filter((k) => !map[k]))}`);
-  return { value: map };
+  // Every tool off, then the listed ones on: the list exactly, an MCP server's tools too.
+  d.translations.push('tools as a map: "*" off, each listed one on');
+  return { value: { "*": false, ...Object.fromEntries(names.map((n) => [n, true])) } };
 }
 
 /** The neutral tool names: one the agent's table lacks is a tool the agent does not have. */

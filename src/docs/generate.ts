@@ -443,7 +443,7 @@ export function subagentSupportTable(agents: readonly Agent[]): string {
         ? "one comma-separated string"
         : c.toolList === "list"
           ? "a list"
-          : "a map that switches off each of its tools not listed";
+          : 'a map that switches every tool off (`"*": false`) and each listed one on';
     const names = Object.entries(c.tools)
       .map(([n, ids]) => (ids.length === 1 && ids[0] === n ? n : `${n} → ${ids.join("/")}`))
       .join(", ");

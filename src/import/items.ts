@@ -402,13 +402,12 @@ function neutralTools(value: unknown, caps: SubagentCapabilities): string[] | un
   else if (Array.isArray(value) && value.every((t) => typeof t === "string"))
     names = value.map((t) => t.trim());
   else if (isPlainObject(value) && typeof caps.toolList === "object") {
-    // A map switches tools off: the ones it leaves on are the list.
-    const off = new Set(
-      Object.entries(value)
-        .filter(([, on]) => on === false)
-        .map(([t]) => t),
-    );
-    names = [...new Set([...caps.toolList.map, ...Object.keys(value)])].filter((t) => !off.has(t));
+    // A map switches tools off and on: the list is what it leaves on; all of them when it switches
+    // nothing off.
+    const named = Object.keys(value).filter((t) => t !== "*");
+    if (value["*"] !== false && named.every((t) => value[t] !== false)) return undefined;
+    const all = value["*"] === false ? named : [...new Set([...caps.toolList.map.builtIn, ...named])];
+    names = all.filter((t) => (value[t] ?? value["*"] ?? true) === true);
   } else return new Error("its tools are not a list of names");
   if (names.includes("*")) return undefined;
   const neutral: string[] = [];

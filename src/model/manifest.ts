@@ -359,10 +359,11 @@ export interface SubagentCapabilities extends ItemCapabilities {
   fixed?: Record<string, string>;
   fields: { description: ItemFieldSupport; tools: ItemFieldSupport; model: ItemFieldSupport };
   /**
-   * How a tool list is written: one comma-separated string, a list, or a map of tool → true that
-   * switches off each of `off` not listed (OpenCode's `tools`).
+   * How a tool list is written: one comma-separated string, a list, or a map (OpenCode's `tools`)
+   * that switches every tool off (`"*": false`) and the listed ones on. `builtIn`: the agent's own
+   * tools, on unless a map switches them off, for reading back a map without `"*"`.
    */
-  toolList: "comma" | "list" | { map: readonly string[] };
+  toolList: "comma" | "list" | { map: { builtIn: readonly string[] } };
   /** Neutral (Claude Code) tool name → the agent's names for it; a tool missing here is one it lacks. */
   tools: Record<string, string[]>;
   /** The model names the agent takes; absent: any. */

@@ -219,15 +219,15 @@ describe("an agent without the section", () => {
 });
 
 describe("each agent's own rules, from its manifest", () => {
-  it("OpenCode: a tool list is a map that switches the other built-in tools off; the last placeholder takes the rest", () => {
+  it("OpenCode: a tool list is a map that switches every tool off and the listed ones on; the last placeholder takes the rest", () => {
     const d = decide(subagent({ tools: ["Read", "Grep", "WebSearch"] }), opencodeManifest);
     expect(d.native?.text).toBe(
-      "---\ndescription: Reads\ntools: {bash: false, edit: false, write: false, read: true, grep: true, glob: false, webfetch: false, task: false, todowrite: false, skill: false}\nmode: subagent\n---\nYou read.\n",
+      '---\ndescription: Reads\ntools: {"*": false, read: true, grep: true}\nmode: subagent\n---\nYou read.\n',
     );
     expect(d.translations).toEqual([
       'tools "Read", "Grep" → "read", "grep"',
       '"WebSearch" dropped from the tools: OpenCode has no such tool',
-      'tools as a map that switches off "bash", "edit", "write", "glob", "webfetch", "task", "todowrite", "skill"',
+      'tools as a map: "*" off, each listed one on',
     ]);
     const c = decide(command("Fix $1 in $2.\n"), opencodeManifest);
     expect(c.outcome).toBe("as-written");
@@ -263,6 +263,11 @@ describe("each agent's own rules, from its manifest", () => {
       "Gemini CLI runs !{…} in the prompt as a shell command and puts in its output",
     ]);
     expect(decide(command("x\n"), geminiManifest, "user").gates).toEqual([]);
+    for (const body of ["Diff: !`git diff`\n", "Diff:\n```!\ngit diff\n```\n"])
+      expect(decide(command(body), claudeManifest).notes).toEqual([
+        "Claude Code runs !`…` (and a ```! block) in the prompt as a shell command and puts in its output",
+      ]);
+    expect(decide(command("Plain ``` fence\n"), claudeManifest).notes).toEqual([]);
   });
 
   it("Codex CLI: a TOML agent role with its instructions; no tool list, so a subagent with one is left out", () => {

@@ -226,6 +226,13 @@ export const claudeManifest: AgentManifest = {
       },
       unplaced: "appended to the prompt as `ARGUMENTS: <args>`",
     },
+    // Binary read: the command loader runs these before the prompt goes to the model.
+    bodyNotes: [
+      {
+        pattern: "!`|(^|\\n)```!",
+        note: "Claude Code runs !`…` (and a ```! block) in the prompt as a shell command and puts in its output",
+      },
+    ],
     invoke: "`/<name> <args>`",
     notes: ["without a description, Claude Code shows the prompt's first line"],
   },

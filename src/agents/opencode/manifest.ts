@@ -100,9 +100,11 @@ export const opencodeManifest: AgentManifest = {
       tools: { support: "native", name: "tools" },
       model: { support: "native", name: "model" },
     },
-    // A list breaks OpenCode's whole configuration; a map switches tools off (run).
+    // A list breaks OpenCode's whole configuration; {"*": false, read: true} gives exactly read (run).
     toolList: {
-      map: ["bash", "edit", "write", "read", "grep", "glob", "webfetch", "task", "todowrite", "skill"],
+      map: {
+        builtIn: ["bash", "edit", "write", "read", "grep", "glob", "webfetch", "task", "todowrite", "skill"],
+      },
     },
     tools: {
       Bash: ["bash"],
@@ -122,7 +124,6 @@ export const opencodeManifest: AgentManifest = {
     models: { pattern: "^[^/\\s]+/\\S+$", say: "provider/model names (anthropic/claude-sonnet-4-5, …)" },
     inherit: null,
     invoke: "the `task` tool (`subagent_type: <name>`)",
-    notes: ["tools: the built-in tools not listed are switched off; other tools (an MCP server's) stay on"],
   },
   import: {
     // OpenCode also reads Claude's instructions and skills and the shared .agents/skills.
