@@ -161,6 +161,7 @@ export async function loadValidated(
     mark,
     rendered,
     hookMachine(scope, io),
+    yamlCacheDir(io),
   );
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
     // Loaded here: a run without messages and with its decode from the cache needs no YAML library.

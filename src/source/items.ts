@@ -17,6 +17,7 @@ import { compareBytes, conflictMarkerLine, newlines } from "../model/text.js";
 import { homeRead, readHomeFile } from "./home-files.js";
 import { conflictError, resolveHomePath } from "./load.js";
 import { commandFrontMatter, type Schema, subagentFrontMatter } from "./schema.js";
+import { cachedDecode } from "./yaml-cache.js";
 
 /** Where a value of kanon.yaml is, as a message prefix (`kanon.yaml:LINE:COL: `), or "". */
 type At = (...path: (string | number)[]) => string;
@@ -59,17 +60,20 @@ interface Loading {
   agentIds: readonly string[];
   at: At;
   out: LoadedItems;
+  cacheDir: string | undefined;
 }
 
+/** `cacheDir`: where front matter decodes are kept between runs (yaml-cache.ts); none: decoded each run. */
 export async function loadItems(
   config: KanonConfig,
   paths: Paths,
   agentIds: readonly string[],
   at: At,
+  cacheDir?: string,
 ): Promise<LoadedItems> {
   const out: LoadedItems = { items: [], disabled: { command: [], subagent: [] }, errors: [], warnings: [] };
   for (const section of SECTIONS) {
-    const l: Loading = { section, paths, agentIds, at, out };
+    const l: Loading = { section, paths, agentIds, at, out, cacheDir };
     for (const p of planSection(l, config[section.key] ?? [])) await readItem(l, p);
   }
   return out;
@@ -228,21 +232,37 @@ interface FrontMatter {
 }
 
 /**
- * The front matter decoded against the kind's schema (loaded only for a file that has one); undefined
- * when it has errors (added to `l.out`). Positions count the file's lines: the decoded text starts
- * with the `---` line's newline.
+ * The front matter decoded against the kind's schema, with the position of each value; undefined
+ * when it has errors (added to `l.out`). Kept between runs like kanon.yaml's decode (yaml-cache.ts,
+ * per file): a run on unchanged files loads no YAML library. Positions count the file's lines: the
+ * decoded text starts with the `---` line's newline.
  */
 async function decodeFrontMatter(l: Loading, p: Planned, front: string): Promise<FrontMatter | undefined> {
-  const { decodeYaml, locator } = await import("./decode.js");
   const text = `\n${front}`;
-  const decoded = decodeYaml(text, p.file, frontMatterSchema(l.section.kind, l.agentIds));
+  const decoded = await cachedDecode(text, { config: p.path, label: p.file }, l.cacheDir, async () => {
+    const { decodeYaml, locator } = await import("./decode.js");
+    const d = decodeYaml(text, p.file, frontMatterSchema(l.section.kind, l.agentIds));
+    if (d.errors.length > 0) return d;
+    // Every value's position, made while the parse is at hand (cached with the decode).
+    const locate = locator(text, p.file);
+    const fields = (d.value ?? {}) as Record<string, unknown>;
+    const at: Record<string, string> = {};
+    for (const [k, v] of Object.entries(fields)) {
+      at[k] = locate([k]);
+      if (Array.isArray(v)) v.forEach((_, i) => (at[`${k}.${i}`] = locate([k, i])));
+    }
+    return { ...d, value: { fields, at } };
+  });
   l.out.warnings.push(...decoded.warnings);
   if (decoded.errors.length > 0) {
     l.out.errors.push(...decoded.errors);
     return undefined;
   }
-  const locate = locator(text, p.file);
-  return { value: (decoded.value ?? {}) as Record<string, unknown>, at: (...path) => `${locate(path)}: ` };
+  const { fields, at } = decoded.value as { fields: Record<string, unknown>; at: Record<string, string> };
+  return {
+    value: fields,
+    at: (...path) => `${at[path.join(".")] ?? at[String(path[0])] ?? `${p.file}:1`}: `,
+  };
 }
 
 const schemas = new Map<string, Schema>();

@@ -79,8 +79,9 @@ interface Check {
  * marks and resolves them only when there are messages, so that a valid home is never parsed for positions.
  * With `rendered`, hooks are decided only for those agents, and for any agent a hook names in its
  * targets (where a hook it cannot run is an error): the rest would be decided for nothing.
- * The steps run in the reference's message order: version and agents, instructions, skills, MCP
- * servers, hooks, continuity, git URLs.
+ * The steps run in the reference's message order: version and agents, instructions, skills
+ * (commands and subagents after them), MCP servers, hooks, continuity, git URLs. `cacheDir`: where
+ * the front matter of commands and subagents is kept decoded between runs.
  */
 export async function validateConfig(
   config: KanonConfig,
@@ -91,6 +92,7 @@ export async function validateConfig(
   locate?: Locate,
   rendered?: ReadonlySet<string>,
   machine?: HookMachine,
+  cacheDir?: string,
 ): Promise<Validation> {
   const at: At = (...path) => (locate ? `${locate(path)}: ` : "");
   const targetNames = new Set(["all", ...agents.map((a) => a.manifest.id)]);
@@ -104,7 +106,7 @@ export async function validateConfig(
     ...skillErrors(check),
     ...skillFolderErrors(config, paths),
   ];
-  const items = await checkItems(check, scope, rendered);
+  const items = await checkItems(check, scope, rendered, cacheDir);
   errors.push(...items.errors);
   const servers = checkServers(check, rendered);
   errors.push(...servers.errors);
@@ -138,12 +140,14 @@ async function checkItems(
   { config, paths, agents, at }: Check,
   scope: Scope["kind"],
   rendered: ReadonlySet<string> | undefined,
+  cacheDir: string | undefined,
 ): Promise<{ errors: string[]; warnings: string[]; decisions: ItemDecision[]; loaded: LoadedItems }> {
   const loaded = await loadItems(
     config,
     paths,
     agents.map((a) => a.manifest.id),
     at,
+    cacheDir,
   );
   const errors = [...loaded.errors];
   const decisions: ItemDecision[] = [];

@@ -5,7 +5,7 @@
  * commands` and `kanon agents`, and owned like every rendered file: taken off the disk once they leave
  * the home, the user's own files beside them kept, undone by `kanon undo`.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sandboxPerTest } from "../support/cli.js";
@@ -175,6 +175,23 @@ describe("an agent that cannot take an item", () => {
       "SUBAGENT  CLAUDE      GEMINI\nreader    as written  as written (gated)\n\n" +
         "reader → gemini: gated: Gemini CLI uses a project's subagent only in a trusted folder and once the user acknowledges it (again after each change)\n",
     );
+  });
+});
+
+describe("the front matter's decode, kept between runs", () => {
+  it("is kept per file, gives the same warnings from the cache, and follows an edit", async () => {
+    const cache = join(s.work, "cache");
+    const env = { XDG_CACHE_HOME: cache };
+    home("", { "commands/review.md": "---\ndescription: One\ncolour: red\n---\nx\n" });
+    const warning = 'warning: commands/review.md:3:1: unknown key "colour" is ignored\n';
+    for (let run = 0; run < 2; run++)
+      expect(await s.run(["--home", s.kh, "commands", "--json"], { env })).toMatchObject({ stderr: warning });
+    // kanon.yaml's decode, and one per file with front matter.
+    expect(readdirSync(join(cache, "kanon/yaml")).filter((f) => f.endsWith(".v8"))).toHaveLength(3);
+    writeFileSync(join(s.kh, "commands/review.md"), "---\ndescription: Two\n---\nx\n");
+    const r = await s.run(["--home", s.kh, "apply", "--yes"], { env });
+    expect(r.stderr).toBe("");
+    expect(read(claudeFile("commands/review.md"))).toBe("---\ndescription: Two\n---\nx\n");
   });
 });
 
