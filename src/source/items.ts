@@ -249,7 +249,7 @@ async function decodeFrontMatter(l: Loading, p: Planned, front: string): Promise
     const at: Record<string, string> = {};
     for (const [k, v] of Object.entries(fields)) {
       at[k] = locate([k]);
-      if (Array.isArray(v)) v.forEach((_, i) => (at[`${k}.${i}`] = locate([k, i])));
+      if (Array.isArray(v)) for (let i = 0; i < v.length; i++) at[`${k}.${i}`] = locate([k, i]);
     }
     return { ...d, value: { fields, at } };
   });
