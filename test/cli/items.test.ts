@@ -5,7 +5,16 @@
  * commands` and `kanon agents`, and owned like every rendered file: taken off the disk once they leave
  * the home, the user's own files beside them kept, undone by `kanon undo`.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sandboxPerTest } from "../support/cli.js";
@@ -276,6 +285,16 @@ describe("mistakes are one line naming the file and line, and nothing is written
     await rejects(
       'kanon.yaml:4:11: command "ns:review": the name contains ":", which agents read as a namespace\n' +
         'kanon.yaml:5:11: command "../../x": the name is not one name of letters, digits and . _ - @ + ~ , = (not starting with . or -)\n',
+    );
+  });
+
+  it("a file that is a symlink out of the Kanon home", async () => {
+    home();
+    writeFileSync(join(s.work, "secret.md"), "not the home's\n");
+    rmSync(join(s.kh, "commands/review.md"));
+    symlinkSync(join(s.work, "secret.md"), join(s.kh, "commands/review.md"));
+    await rejects(
+      `command "review": ${join(s.kh, "commands/review.md")}: is a symlink to ${join(s.work, "secret.md")}, outside the Kanon home\n`,
     );
   });
 
