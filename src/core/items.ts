@@ -76,6 +76,8 @@ export function decideItem(item: Item, agent: AgentManifest, scope: Scope["kind"
   if (missing) {
     d.outcome = "omitted";
     d.missing = missing;
+    // What was found before the item was left out is about a file that is not written.
+    d.translations = [];
     d.notes = [];
     d.gates = [];
     delete d.native;

@@ -6,7 +6,7 @@
  * The same item found for several agents is one item; a different one under a taken name becomes
  * `<agent>-<name>`, as skills do.
  */
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
@@ -30,6 +30,7 @@ import type { CommandItem, Item, SubagentItem } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
 import type { Scope } from "../model/types.js";
 import { splitFrontMatter } from "../source/items.js";
+import { unwritableChar } from "../source/limits.js";
 
 /** Where a manifest path of an agent is in the scope imported from (core/homes.ts). */
 type At = (m: AgentManifest, p: ScopedPath) => string | null;
@@ -280,11 +281,15 @@ function readItem(
   };
   let text: string;
   try {
-    if (lstatSync(path).size > READ_LIMIT.destination) return skip("it is too large");
-    text = readBounded(path, { limit: READ_LIMIT.destination }).bytes.toString("utf8");
+    const bytes = readBounded(path, { limit: READ_LIMIT.destination }).bytes;
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch (e) {
+    if (e instanceof TypeError) return skip("it is not UTF-8");
     return skip(e instanceof ReadRefused ? e.reason : osErrorText(e));
   }
+  // The home's files are read as kanon.yaml is: a NUL or an unpaired surrogate is refused there.
+  const bad = unwritableChar(text, false);
+  if (bad) return skip(`it ${bad}`);
   let native: { fields: Record<string, unknown>; body: string };
   try {
     native = parseNative(text, caps);

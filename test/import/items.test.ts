@@ -64,3 +64,16 @@ it("--merge adds the commands and subagents the home lacks and reports one that 
   expect((await k("import", "--merge", "--write", "--force", "--agent", "claude")).status).toBe(0);
   expect(s.readHome("agents/reader.md")).toBe("---\ndescription: Reads\n---\nRead.\n");
 });
+
+it("leaves a file that is not UTF-8, or holds a NUL, where it is, naming it", async () => {
+  mkdirSync(join(s.home, ".claude/commands"), { recursive: true });
+  writeFileSync(join(s.home, ".claude/commands/latin1.md"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+  writeFileSync(join(s.home, ".claude/commands/nul.md"), "a\u0000b\n");
+  writeFileSync(join(s.home, ".claude/commands/fine.md"), "Fine.\n");
+  const r = await k("import", "--agent", "claude");
+  expect(r.stderr.replaceAll(s.home, "~")).toBe(
+    "warning: skipped claude command ~/.claude/commands/latin1.md: it is not UTF-8\n" +
+      "warning: skipped claude command ~/.claude/commands/nul.md: it contains a NUL character, which no agent can take\n",
+  );
+  expect(r.stdout).toContain("commands:\n  - name: fine\n    targets: [claude]\n");
+});
