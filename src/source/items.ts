@@ -188,6 +188,13 @@ async function readItem(l: Loading, p: Planned): Promise<void> {
     );
     return;
   }
+  const nul = text.indexOf("\u0000");
+  if (nul >= 0) {
+    errors.push(
+      `${p.file}:${newlines(text, nul) + 1}: ${who}: contains a NUL character, which no agent can take`,
+    );
+    return;
+  }
   const conflict = conflictMarkerLine(text);
   if (conflict !== null) {
     errors.push(conflictError(`${p.file}:${conflict}`).message);

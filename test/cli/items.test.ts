@@ -267,10 +267,14 @@ describe("mistakes are one line naming the file and line, and nothing is written
     );
   });
 
-  it("a file that is not UTF-8, or holds a merge conflict", async () => {
+  it("a file that is not UTF-8, holds a NUL or a merge conflict", async () => {
     home("", { "commands/review.md": "ok\nx\xff\n" });
     writeFileSync(join(s.kh, "commands/review.md"), Buffer.from([0x6f, 0x6b, 0x0a, 0x78, 0xff, 0x0a]));
     await rejects("commands/review.md:2: byte 0xFF is not valid UTF-8; save review.md as UTF-8\n");
+    home("", { "commands/review.md": "ok\na\u0000b\n" });
+    await rejects(
+      'commands/review.md:2: command "review": contains a NUL character, which no agent can take\n',
+    );
     home("", { "commands/review.md": "<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n" });
     expect((await k("validate")).stderr).toMatch(/^commands\/review\.md:1: unresolved merge conflict/);
   });
