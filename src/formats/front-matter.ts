@@ -21,9 +21,9 @@ function isPlain(text: string): boolean {
   return !/^[-+]?(\d[\d_]*(\.\d*)?([eE][-+]?\d+)?|0x[\da-fA-F_]+|0o?[0-7_]+|0b[01_]+|\d+(:\d+)+)$/.test(text);
 }
 
-/** A string as a YAML scalar. */
-export function yamlScalar(text: string): string {
-  return isPlain(text) ? text : JSON.stringify(text);
+/** A string as a YAML scalar; `flow`: inside a flow list or map, where `,` ends a plain scalar. */
+export function yamlScalar(text: string, flow = false): string {
+  return isPlain(text) && !(flow && text.includes(",")) ? text : JSON.stringify(text);
 }
 
 /** A front-matter value: a string, a list of strings, or a map of names to strings or booleans. */
@@ -31,10 +31,10 @@ export type FrontValue = string | readonly string[] | Readonly<Record<string, st
 
 function yamlValue(value: FrontValue): string {
   if (typeof value === "string") return yamlScalar(value);
-  if (Array.isArray(value)) return `[${value.map(yamlScalar).join(", ")}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => yamlScalar(v, true)).join(", ")}]`;
   const map = value as Readonly<Record<string, string | boolean>>;
   return `{${Object.entries(map)
-    .map(([k, v]) => `${yamlScalar(k)}: ${typeof v === "string" ? yamlScalar(v) : v}`)
+    .map(([k, v]) => `${yamlScalar(k, true)}: ${typeof v === "string" ? yamlScalar(v, true) : v}`)
     .join(", ")}}`;
 }
 
