@@ -415,6 +415,8 @@ function neutralTools(value: unknown, caps: SubagentCapabilities): string[] | un
     names = all.filter((t) => (value[t] ?? value["*"] ?? true) === true);
   } else return new Error("its tools are not a list of names");
   if (names.includes("*")) return undefined;
+  if (names.some((n) => n.includes(",") || n === ""))
+    return new Error("a tool name in it is empty or holds a comma");
   const neutral: string[] = [];
   for (const n of names) {
     const back = Object.entries(caps.tools).find(([, natives]) => natives.includes(n))?.[0] ?? n;

@@ -317,6 +317,9 @@ function itemOf(l: Loading, p: Planned, front: FrontMatter, parts: { body: strin
   const tools = v.tools as string[] | undefined;
   tools?.forEach((t, i) => {
     if (!t.trim()) l.out.errors.push(`${front.at("tools", i)}${who}: a tool name cannot be empty`);
+    // Claude Code and Kimi Code take the list as one string, split at commas.
+    else if (t.includes(","))
+      l.out.errors.push(`${front.at("tools", i)}${who}: a tool name cannot hold a comma (one name per item)`);
   });
   if (!parts.body.trim())
     l.out.errors.push(

@@ -259,11 +259,12 @@ describe("mistakes are one line naming the file and line, and nothing is written
     await rejects('kanon.yaml:5:15: subagent "reader" has unsupported target "nope"\n');
   });
 
-  it("a subagent without a description, or with an empty tool name", async () => {
-    home("", { "agents/reader.md": "---\ntools: [Read, '']\n---\nx\n" });
+  it("a subagent without a description, or with an empty tool name, or names in one string", async () => {
+    home("", { "agents/reader.md": "---\ntools: [Read, '', 'Grep, Glob']\n---\nx\n" });
     await rejects(
       'agents/reader.md:1: subagent "reader": description is required (agents choose a subagent by it)\n' +
-        'agents/reader.md:2:15: subagent "reader": a tool name cannot be empty\n',
+        'agents/reader.md:2:15: subagent "reader": a tool name cannot be empty\n' +
+        'agents/reader.md:2:19: subagent "reader": a tool name cannot hold a comma (one name per item)\n',
     );
   });
 
