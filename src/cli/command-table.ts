@@ -219,6 +219,30 @@ export const COMMANDS: CommandSpec[] = [
     run: async ({ flags, opts, io }) => (await import("./commands/mcp.js")).mcpCommand(flags, opts, io),
   },
   {
+    names: ["commands"],
+    description:
+      "Show how every slash command renders for every agent: as written, translated, or left out, and why",
+    options: [
+      { flags: "--json", description: "print the decisions as JSON" },
+      { flags: "--strict", description: "exit 1 when any command is not rendered as written" },
+    ],
+    example: "kanon commands --agent gemini",
+    run: async ({ flags, opts, io }) =>
+      (await import("./commands/items.js")).itemsCommand("command", flags, opts, io),
+  },
+  {
+    names: ["agents"],
+    description:
+      "Show how every subagent renders for every agent: as written, translated, or left out, and why",
+    options: [
+      { flags: "--json", description: "print the decisions as JSON" },
+      { flags: "--strict", description: "exit 1 when any subagent is not rendered as written" },
+    ],
+    example: "kanon agents --agent opencode",
+    run: async ({ flags, opts, io }) =>
+      (await import("./commands/items.js")).itemsCommand("subagent", flags, opts, io),
+  },
+  {
     names: ["schema"],
     description: "Print the JSON Schema of kanon.yaml (for editor completion and checks)",
     options: [
@@ -226,6 +250,8 @@ export const COMMANDS: CommandSpec[] = [
         flags: "--envelope",
         description: "print the JSON Schema of the stdin of hooks with envelope: neutral instead",
       },
+      { flags: "--command", description: "print the JSON Schema of a command's front matter instead" },
+      { flags: "--subagent", description: "print the JSON Schema of a subagent's front matter instead" },
     ],
     example: "kanon schema > kanon.schema.json",
     run: async ({ opts, io }) => (await import("./commands/schema.js")).schemaCommand(opts, io),

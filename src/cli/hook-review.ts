@@ -59,6 +59,7 @@ function reviewState(r: Rendered, io: Io, outside: (path: string) => boolean) {
     scope: r.scope,
     decisions: r.validation.decisions,
     mcp: r.validation.mcp,
+    items: r.validation.items,
     outside,
     reads: readsOf(r.source),
   });
@@ -96,7 +97,7 @@ export async function reviewArrivals(r: Rendered, opts: ReviewOptions, io: Io): 
   if (pending.length === 0) return { proceed: true, remember };
   const lines = listing(pending);
   const proceed = await ask(lines, opts, io, {
-    refused: `${lines.length} new or changed hook(s), MCP server(s) or outside read(s) came from elsewhere (listed above); nothing was written: check them (kanon diff), then run again with --trust-hooks, or in a terminal to be asked`,
+    refused: `${lines.length} new or changed hook(s), MCP server(s), command(s), subagent(s) or outside read(s) came from elsewhere (listed above); nothing was written: check them (kanon diff), then run again with --trust-hooks, or in a terminal to be asked`,
     cancelled: "Apply cancelled: nothing was written.\n",
   });
   return { proceed, remember };
@@ -163,7 +164,7 @@ export async function reviewIncoming(
   const count = lines.length + scripts.size;
   for (const [rel, by] of scripts) lines.push(...(await scriptLines(rel, by, pull)));
   const proceed = await ask(lines, opts, io, {
-    refused: `${count} new or changed hook(s), MCP server(s), script(s) or outside read(s) came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked`,
+    refused: `${count} new or changed hook(s), MCP server(s), command(s), subagent(s), script(s) or outside read(s) came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked`,
     cancelled: "Update cancelled: nothing was pulled or written.\n",
   });
   return { proceed, accepted: pending.map((i) => i.key) };

@@ -30,6 +30,7 @@ import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import {
   hookWarnings,
+  itemWarnings,
   type Locate,
   serverWarnings,
   type Validation,
@@ -152,7 +153,7 @@ export async function loadValidated(
     hookMachine(scope, io),
   );
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
-    // Loaded here: a run without messages and with its decode from the cache needs no YAML library.
+    // Loaded here: a run without messages needs no positions.
     const { locator } = await import("../source/decode.js");
     const locate = locator(loaded.text, loaded.label);
     const place = (m: string) =>
@@ -192,6 +193,7 @@ export async function loadRendered(
     ...v.validation.warnings,
     ...hookWarnings(v.validation.decisions, v.agents),
     ...serverWarnings(v.validation.mcp, v.agents),
+    ...itemWarnings(v.validation.items, v.agents),
     ...agentHomes(
       v.agents.map((a) => a.manifest),
       io.env,
@@ -219,6 +221,7 @@ export async function loadRendered(
     agents: v.agents,
     decisions: v.validation.decisions,
     mcp,
+    items: v.validation.items,
     ...(neutral
       ? {
           runner: {

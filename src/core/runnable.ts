@@ -1,7 +1,8 @@
 /**
  * What a Kanon home makes the agents run: its hooks, its MCP servers (each starts a command or
  * connects to a URL), the hooks a skill declares in its SKILL.md front matter (Claude Code runs
- * those while the skill is active), and the files it reads from outside the home (their text goes
+ * those while the skill is active), its commands and subagents (prompts the agent follows, a
+ * subagent with tools of its own), and the files it reads from outside the home (their text goes
  * into every agent's context). `kanon update` (and `kanon apply` after a pull) shows each one that is
  * new or changed since the last apply on this machine before anything is written (cli/hook-review.ts).
  * Pure: each item has a key that changes whenever what runs (or where) changes.
@@ -11,17 +12,18 @@ import { isPlainObject } from "../formats/values.js";
 import type { McpServer } from "../model/config.js";
 import { sha256Hex } from "../model/crypto.js";
 import type { Agent, NativeHook } from "../model/manifest.js";
-import type { Source } from "../model/source.js";
+import type { Item, Source } from "../model/source.js";
 import type { AgentId, Scope } from "../model/types.js";
 import { agentPath } from "./homes.js";
 import { shellQuote } from "./hooks/quote.js";
 import { type HookDecision, hookEvent, targetsAgent } from "./hooks/support.js";
+import type { ItemDecision } from "./items.js";
 import type { McpDecision } from "./mcp.js";
 import { maskSecrets } from "./secrets.js";
 
 export interface Runnable {
   agent: AgentId;
-  kind: "hook" | "mcp server" | "skill hooks" | "read";
+  kind: "hook" | "mcp server" | "skill hooks" | "command" | "subagent" | "read";
   name: string;
   /** What runs (or is read), one line, for the review: `PreToolUse Bash: curl … | sh`. */
   what: string;
@@ -76,6 +78,11 @@ export interface RunnableInput {
   decisions: readonly HookDecision[];
   /** MCP decisions from validation: a server is run by the agents it is not left out for. */
   mcp: readonly McpDecision[];
+  /**
+   * Command and subagent decisions from validation: what each agent gets is a prompt it follows (a
+   * subagent with its own tools), so a new or changed one is listed too.
+   */
+  items: readonly ItemDecision[];
   /** Whether a path named in kanon.yaml (already resolved) lies outside the Kanon home. */
   outside: (path: string) => boolean;
   /** The resolved paths of kanon.yaml's instruction files and local skill folders, with their labels. */
@@ -104,6 +111,7 @@ export function runnables(input: RunnableInput): Runnable[] {
         : {}),
     });
   }
+  out.push(...itemRunnables(input.items, ids));
   const servers = input.source.config.mcp.servers;
   const rendered = new Map(
     input.mcp.filter((d) => !d.omitted && d.render).map((d) => [`${d.agent}\u0000${d.server}`, d]),
@@ -152,6 +160,33 @@ export function runnables(input: RunnableInput): Runnable[] {
     }
   }
   return out;
+}
+
+/** The commands and subagents each agent gets, keyed by the file it gets (whatever the home calls it). */
+function itemRunnables(items: readonly ItemDecision[], ids: ReadonlySet<string>): Runnable[] {
+  const whatOf = memo(itemWhat);
+  return items
+    .filter((d) => d.native && ids.has(d.agent))
+    .map((d) => ({
+      agent: d.agent,
+      kind: d.item.kind,
+      name: d.item.name,
+      what: whatOf(d.item),
+      key: `${d.agent}:${hashOf(d.item.kind, d.native)}`,
+    }));
+}
+
+/** One line: a command's prompt, a subagent's tools and prompt (its first line, secrets masked). */
+function itemWhat(item: Item): string {
+  const first =
+    item.body
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? "";
+  const prompt = first.length > 100 ? `${first.slice(0, 99)}…` : first;
+  if (item.kind === "command") return maskSecrets(`prompt: ${prompt}`);
+  const tools = item.tools ? item.tools.join(", ") : "every tool";
+  return maskSecrets(`tools: ${tools}; prompt: ${prompt}`);
 }
 
 /**

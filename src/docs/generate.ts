@@ -15,14 +15,18 @@ import {
 import { NEUTRAL_EVENTS, NEUTRAL_HANDLERS } from "../core/hooks/vocabulary.js";
 import {
   type Agent,
+  type AgentManifest,
+  type CommandCapabilities,
   type EventSupport,
   type FieldSupport,
   type HomeVariable,
   type HookCapabilities,
   type HookEnvironment,
+  type ItemFieldSupport,
   MCP_FIELDS,
   type McpFieldSupport,
   type ScopedPath,
+  type SubagentCapabilities,
   type Verified,
 } from "../model/manifest.js";
 import { continuityHooksTable } from "./continuity.js";
@@ -100,18 +104,32 @@ export function whereFilesTable(agents: readonly Agent[]): string {
     const alternatives = (m.mcp.alternatives ?? [])
       .map((alt) => (alt.user ? ` (or ${code(basename(alt.user))})` : ""))
       .join("");
+    const items = (caps: AgentManifest["commands" | "subagents"]) =>
+      "lacks" in caps ? "—" : place(caps.root, true);
     return [
       m.displayName,
       place(m.instructions),
       `${place(m.mcp.file)}${alternatives} (${code(m.mcp.key)})`,
       place(m.hooks.file),
       place(m.skills.root, true),
+      items(m.commands),
+      items(m.subagents),
       homeCell(m.home),
       m.defaultOn ? "yes" : "no: list it in `agents:`",
     ];
   });
   return table(
-    ["agent", "instructions", "MCP servers", "hooks", "skills", "user files moved by", "on by default"],
+    [
+      "agent",
+      "instructions",
+      "MCP servers",
+      "hooks",
+      "skills",
+      "commands",
+      "subagents",
+      "user files moved by",
+      "on by default",
+    ],
     rows,
   );
 }
@@ -339,6 +357,139 @@ export function mcpSupportTable(agents: readonly Agent[]): string {
   return table(header, rows);
 }
 
+function itemFieldCell(f: ItemFieldSupport): string {
+  if (f.support === "native") return `as ${code(f.name)}`;
+  if (f.support === "dropped") return `not written: ${f.why}`;
+  return `the item is left out, with a warning: ${f.why}`;
+}
+
+/** The rows every section has: where, the file, names, gates, how it is used, notes, verified. */
+function itemRows(
+  agents: readonly Agent[],
+  of: (m: AgentManifest) => CommandCapabilities | SubagentCapabilities | { lacks: string },
+  rows: [string, (c: CommandCapabilities & SubagentCapabilities) => string][],
+): string[][] {
+  const cells = (f: (c: CommandCapabilities & SubagentCapabilities, m: AgentManifest) => string) =>
+    agents.map((a) => {
+      const caps = of(a.manifest);
+      return "lacks" in caps ? "—" : f(caps as CommandCapabilities & SubagentCapabilities, a.manifest);
+    });
+  const place = (p: ScopedPath) =>
+    `${p.user ? code(`~/${p.user}/`) : "—"} · ${p.project ? code(`P/${p.project}/`) : "—"}`;
+  return [
+    [
+      "has them",
+      ...agents.map((a) => {
+        const caps = of(a.manifest);
+        return "lacks" in caps ? `no: ${a.manifest.displayName} ${caps.lacks}` : "yes";
+      }),
+    ],
+    ["folder (user · project)", ...cells((c) => place(c.root))],
+    [
+      "file",
+      ...cells((c) =>
+        c.format.kind === "toml"
+          ? `${code(`<name>${c.extension}`)}, TOML, the body under ${code(c.format.prompt)}`
+          : `${code(`<name>${c.extension}`)}, Markdown with front matter`,
+      ),
+    ],
+    ["names", ...cells((c) => (c.names ? c.names.say : "any name kanon takes"))],
+    ...rows.map(([label, f]) => [label, ...cells(f)]),
+    ["text it acts on", ...cells((c) => (c.bodyNotes ?? []).map((n) => n.note).join("; ") || "—")],
+    [
+      "gates",
+      ...cells(
+        (c) => (c.gates ?? []).map((g) => `${g.description} (${g.scopes.join(", ")})`).join("; ") || "none",
+      ),
+    ],
+    ["used by", ...cells((c) => c.invoke)],
+    ["notes", ...cells((c) => (c.notes ?? []).join("; ") || "—")],
+    [
+      "verified",
+      ...agents.map((a) => {
+        const v = of(a.manifest) as { verified: Verified };
+        return `${v.verified.version}, ${v.verified.date}: ${v.verified.how}`;
+      }),
+    ],
+  ];
+}
+
+/** Each agent's slash commands, from the manifests (what `kanon commands` reports). */
+export function commandSupportTable(agents: readonly Agent[]): string {
+  const header = [
+    "",
+    ...agents.map((a) => `${a.manifest.displayName} ${a.manifest.commands.verified.version}`),
+  ];
+  const spelling = (c: CommandCapabilities) => {
+    const p = c.arguments.positional;
+    const n = (i: number) => p!.spelling.replace("{n}", String(i - 1 + p!.base));
+    return p
+      ? `${code(n(1))} … ${code(n(9))}${p.restToLast ? " (the last one also takes the rest)" : ""}`
+      : "none: a command using one is left out";
+  };
+  const rows = itemRows(agents, (m) => m.commands, [
+    ["`description`", (c) => itemFieldCell(c.fields.description)],
+    ["`argument-hint`", (c) => itemFieldCell(c.fields["argument-hint"])],
+    [
+      "`$ARGUMENTS`",
+      (c) => (c.arguments.all ? code(c.arguments.all) : "none: a command using it is left out"),
+    ],
+    ["`$1` … `$9`", spelling],
+    [
+      "text it would replace",
+      (c) => {
+        const r = c.arguments.reserved;
+        if (!r) return "—";
+        return `${r.say}: ${r.does}; ${r.escape ? `written with ${code(r.escape)} before it` : "a command holding it is left out"}`;
+      },
+    ],
+    ["arguments without a placeholder", (c) => c.arguments.unplaced],
+  ]);
+  return table(header, rows);
+}
+
+/** Each agent's subagents, from the manifests (what `kanon agents` reports). */
+export function subagentSupportTable(agents: readonly Agent[]): string {
+  const header = [
+    "",
+    ...agents.map((a) => `${a.manifest.displayName} ${a.manifest.subagents.verified.version}`),
+  ];
+  const toolCell = (c: SubagentCapabilities) => {
+    if (c.fields.tools.support !== "native") return itemFieldCell(c.fields.tools);
+    const form =
+      c.toolList === "comma"
+        ? "one comma-separated string"
+        : c.toolList === "list"
+          ? "a list"
+          : 'a map that switches every tool off (`"*": false`) and each listed one on';
+    const names = Object.entries(c.tools)
+      .map(([n, ids]) => (ids.length === 1 && ids[0] === n ? n : `${n} → ${ids.join("/")}`))
+      .join(", ");
+    return `${itemFieldCell(c.fields.tools)}, ${form}: ${names}`;
+  };
+  const modelCell = (c: SubagentCapabilities) => {
+    if (c.fields.model.support !== "native") return itemFieldCell(c.fields.model);
+    const inherit = c.inherit
+      ? `${code("inherit")} as ${code(c.inherit)}`
+      : `${code("inherit")}: no model written`;
+    return `${itemFieldCell(c.fields.model)}: ${c.models ? c.models.say : "any name"}; ${inherit}`;
+  };
+  const rows = itemRows(agents, (m) => m.subagents, [
+    ["the name", (c) => (c.nameField ? `written as ${code(c.nameField)}` : "the file's name")],
+    ["`description`", (c) => itemFieldCell(c.fields.description)],
+    ["`tools`", toolCell],
+    ["`model`", modelCell],
+    [
+      "also written",
+      (c) =>
+        Object.entries(c.fixed ?? {})
+          .map(([k, v]) => code(`${k}: ${v}`))
+          .join(", ") || "—",
+    ],
+  ]);
+  return table(header, rows);
+}
+
 export function generatedSections(agents: readonly Agent[]): Record<string, string> {
   const continuity = continuityHooksTable(agents);
   return {
@@ -351,6 +502,8 @@ export function generatedSections(agents: readonly Agent[]): Record<string, stri
     "where-files": whereFilesTable(agents),
     "hook-events": eventDetails(agents),
     "continuity-hooks": table(continuity.header, continuity.rows),
+    "command-support": commandSupportTable(agents),
+    "subagent-support": subagentSupportTable(agents),
   };
 }
 

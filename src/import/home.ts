@@ -12,7 +12,7 @@ import { hashSkillFiles } from "../providers/hash.js";
 import { readTree } from "../providers/tree.js";
 import { realOrSelf } from "../source/home-files.js";
 import type { HomeFile, Imported } from "./read.js";
-import type { SkillMerge } from "./yaml.js";
+import type { ItemMerge, SkillMerge } from "./yaml.js";
 
 export interface NewInstruction {
   entry: InstructionFile;
@@ -26,9 +26,16 @@ export interface SkillAgainstHome extends SkillMerge {
   ours: TreeFile[];
 }
 
+export interface ItemAgainstHome extends ItemMerge {
+  /** The imported file, relative to the home (`commands/<name>.md`). */
+  file: HomeFile;
+}
+
 export interface HomeComparison {
   instructions: NewInstruction[];
   skills: SkillAgainstHome[];
+  /** Commands and subagents, each against the home's file of its name. */
+  items: ItemAgainstHome[];
 }
 
 export async function compareWithHome(
@@ -78,5 +85,26 @@ export async function compareWithHome(
       file: { ...file, rel },
     });
   }
-  return { instructions, skills };
+  return { instructions, skills, items: compareItems(home, imported) };
+}
+
+/** Each imported command and subagent file against the home's: missing, the same bytes, or different. */
+function compareItems(home: string, imported: Imported): ItemAgainstHome[] {
+  const out: ItemAgainstHome[] = [];
+  for (const [kind, folder, entries] of [
+    ["command", "commands", imported.config.commands],
+    ["subagent", "agents", imported.config.subagents],
+  ] as const) {
+    for (const file of imported.files.filter((f) => f.rel.startsWith(`${folder}/`))) {
+      const name = file.rel.slice(folder.length + 1, -".md".length);
+      const targets = entries?.find((e) => e.name === name)?.targets;
+      let ours: Buffer | null = null;
+      try {
+        ours = readBounded(join(home, file.rel), { limit: READ_LIMIT.home }).bytes;
+      } catch {}
+      const state = ours === null ? "missing" : ours.equals(file.content) ? "same" : "differs";
+      out.push({ kind, name, targets, home: state, file });
+    }
+  }
+  return out;
 }

@@ -79,6 +79,7 @@ export async function importPlan(state: HomeState, imported: Imported): Promise<
     imported: imported.config,
     instructions: compared.instructions.map((i) => i.entry),
     skills: compared.skills,
+    items: compared.items,
     force: true,
   });
   const config = configWriter(state);
@@ -156,7 +157,7 @@ function importUnit(parts: UnitParts, config: ReturnType<typeof configWriter>): 
   };
 }
 
-/** Instruction files and skills: units that write files into the home (and maybe edit kanon.yaml). */
+/** Instruction files, skills, commands and subagents: units that write files into the home (and maybe edit kanon.yaml). */
 function fileUnits(home: string, compared: HomeComparison, editsOf: EditsOf): UnitParts[] {
   const instructions = compared.instructions.map(
     ({ entry, file }): UnitParts => ({
@@ -185,7 +186,21 @@ function fileUnits(home: string, compared: HomeComparison, editsOf: EditsOf): Un
       files: sk.home === "same" ? [] : skillWrites(home, sk),
     }),
   );
-  return [...instructions, ...skills];
+  const items = compared.items.map(
+    (item): UnitParts => ({
+      row: {
+        path: join(home, item.file.rel),
+        kind: item.kind,
+        name: item.name,
+        agent: agentOf(item.targets),
+        action: item.home === "missing" ? "create" : "update",
+        ...(item.home === "differs" ? { replaces: `replaces the different ${item.file.rel}` } : {}),
+      },
+      edits: editsOf(item.kind, item.name),
+      files: item.home === "same" ? [] : fileWrites(home, [item.file]),
+    }),
+  );
+  return [...instructions, ...skills, ...items];
 }
 
 /** Skill providers, MCP servers and hooks: units that only edit kanon.yaml. */

@@ -15,7 +15,7 @@ import { providerSkillName } from "../core/skill-names.js";
 import { nestingProblem } from "../formats/nesting.js";
 import { deepEqual, isPlainObject, type PlainObject, setOwn } from "../formats/values.js";
 import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
-import type { InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
+import type { InstructionFile, ItemEntry, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
 import { osErrorText } from "../model/fs-errors.js";
 import type { Agent, AgentImport, AgentManifest, ScopedPath } from "../model/manifest.js";
 import type { Source, TreeFile } from "../model/source.js";
@@ -25,6 +25,7 @@ import { hashSkillFiles } from "../providers/hash.js";
 import { readTree } from "../providers/tree.js";
 import { RESERVED_NAMES, unwritableChar } from "../source/limits.js";
 import { type FoundHooks, type HookNames, importHooks } from "./hooks.js";
+import { importItems } from "./items.js";
 import { type FoundServer, importServers } from "./mcp.js";
 import { readMcpEntry } from "./mcp-entry.js";
 import {
@@ -103,6 +104,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
 
   const instructions = importInstructions(o, options.allAgents, at, files);
   const skills = await importSkills(o, at, files, warnings);
+  const items = importItems(o.agents, o.scope, at, o.allAgents, files, warnings);
 
   const servers: FoundServer[] = [];
   const hooks: FoundHooks[] = [];
@@ -145,6 +147,8 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
       version: 1,
       instructions: { files: instructions.files },
       skills,
+      ...(items.commands.length > 0 ? { commands: items.commands } : {}),
+      ...(items.subagents.length > 0 ? { subagents: items.subagents } : {}),
       mcp: { servers: mcp.servers },
       hooks: neutralHooks.hooks,
       metadata: { generated_by: "kanon import" },
@@ -228,7 +232,7 @@ function homeAgents(
     for (const id of t ?? universe) found.add(id);
   };
   for (const f of c.instructions.files) if (typeof f !== "string") targeted(f.targets);
-  for (const s of c.skills) targeted(s.targets);
+  for (const s of [...c.skills, ...(c.commands ?? []), ...(c.subagents ?? [])]) targeted(s.targets);
   for (const s of Object.values(c.mcp.servers)) targeted(s.targets);
   for (const h of c.hooks) targeted(h.targets);
   const agents = universe.filter((id) => defaults.includes(id) || found.has(id));
@@ -238,8 +242,9 @@ function homeAgents(
     const { targets: _, ...rest } = x;
     return rest as T;
   };
+  const { commands, subagents, ...rest } = c;
   return {
-    ...c,
+    ...rest,
     ...(agents.length === defaults.length ? {} : { agents }),
     instructions: {
       files: c.instructions.files.map((f) =>
@@ -248,9 +253,22 @@ function homeAgents(
     },
     // A local skill for every agent needs no entry (its folder says it); a provider always does.
     skills: c.skills.map(untarget).filter((s) => s.git || s.targets !== undefined),
+    // Likewise a command or subagent: its file in commands/ or agents/ says it.
+    ...sectionEntries("commands", commands, untarget),
+    ...sectionEntries("subagents", subagents, untarget),
     mcp: { servers: Object.fromEntries(Object.entries(c.mcp.servers).map(([n, s]) => [n, untarget(s)])) },
     hooks: c.hooks.map(untarget),
   };
+}
+
+/** A section's entries that still say something once targets naming every agent are dropped. */
+function sectionEntries(
+  key: "commands" | "subagents",
+  entries: ItemEntry[] | undefined,
+  untarget: (e: ItemEntry) => ItemEntry,
+): Partial<KanonConfig> {
+  const kept = (entries ?? []).map(untarget).filter((e) => e.targets !== undefined);
+  return kept.length > 0 ? { [key]: kept } : {};
 }
 
 /** The text of a file, or null when it is missing, empty or unreadable (the last with a warning). */

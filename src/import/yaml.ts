@@ -18,7 +18,14 @@ import { AGENTS } from "../agents/index.js";
 import { HANDLER_FIELDS } from "../core/hooks/vocabulary.js";
 import { OVERRIDABLE } from "../core/mcp-overrides.js";
 import { deepEqual } from "../formats/values.js";
-import type { HookEntry, InstructionFile, KanonConfig, McpServer, SkillEntry } from "../model/config.js";
+import type {
+  HookEntry,
+  InstructionFile,
+  ItemEntry,
+  KanonConfig,
+  McpServer,
+  SkillEntry,
+} from "../model/config.js";
 import { instructionPath } from "../model/config.js";
 import { MCP_FIELDS } from "../model/manifest.js";
 import { KanonError } from "../model/types.js";
@@ -60,6 +67,7 @@ function pick<T extends object>(value: T, fields: readonly string[]): Record<str
 }
 
 export const plainSkill = (s: SkillEntry) => pick(s, SKILL_FIELDS);
+const plainItem = (e: ItemEntry) => pick(e, ["name", "path", "targets", "enabled"]);
 export function plainServer(s: McpServer): Record<string, unknown> {
   const out = pick(s, SERVER_FIELDS);
   if (s.overrides)
@@ -76,6 +84,8 @@ export function plainConfig(c: KanonConfig): Record<string, unknown> {
   if (c.agents) out.agents = c.agents;
   if (c.instructions.files.length > 0) out.instructions = { files: c.instructions.files };
   if (c.skills.length > 0) out.skills = c.skills.map(plainSkill);
+  if (c.commands?.length) out.commands = c.commands.map(plainItem);
+  if (c.subagents?.length) out.subagents = c.subagents.map(plainItem);
   const names = Object.keys(c.mcp.servers);
   if (names.length > 0)
     out.mcp = { servers: Object.fromEntries(names.map((n) => [n, plainServer(c.mcp.servers[n]!)])) };
@@ -123,7 +133,14 @@ export interface MergeInput {
   instructions: InstructionFile[];
   /** Each imported skill and whether the home's skills/<name>/ is missing, the same or different. */
   skills: SkillMerge[];
+  /** Each imported command and subagent, likewise against commands/<name>.md and agents/<name>.md. */
+  items?: ItemMerge[];
   force: boolean;
+}
+
+/** A command or subagent the import found, against the home's file of its name. */
+export interface ItemMerge extends SkillMerge {
+  kind: "command" | "subagent";
 }
 
 export interface SkillMerge {
@@ -134,7 +151,15 @@ export interface SkillMerge {
 }
 
 /** What an import entry is: an instruction file, a skill, a git skill provider, an MCP server or a hook. */
-export type EntryKind = "agents" | "instructions" | "skill" | "provider" | "mcp" | "hook";
+export type EntryKind =
+  | "agents"
+  | "instructions"
+  | "skill"
+  | "command"
+  | "subagent"
+  | "provider"
+  | "mcp"
+  | "hook";
 
 /** One change to the kanon.yaml document, decided from the configs alone (no parsing). */
 export interface MergeEdit {
@@ -212,6 +237,7 @@ export function mergeEdits(m: MergeInput): { edits: MergeEdit[]; conflicts: Merg
     ...agentEdits(m),
     ...instructionEdits(m),
     ...skillEdits(m),
+    ...(m.items ?? []).flatMap((item) => itemEdits(m, item)),
     ...providerEdits(m),
     ...serverEdits(m, differs),
     ...hookEdits(m, differs),
@@ -297,7 +323,7 @@ function skillEdits(m: MergeInput): MergeEdit[] {
       });
     } else if (targets) {
       edit(`set skill ${JSON.stringify(sk.name)} targets to ${targets.join(", ")}`, (doc) =>
-        setTargets(doc, i, targets),
+        setTargets(doc, "skills", i, targets),
       );
     } else {
       edit(`skill ${JSON.stringify(sk.name)} now renders for every agent`, (doc) =>
@@ -306,6 +332,37 @@ function skillEdits(m: MergeInput): MergeEdit[] {
     }
   }
   return edits;
+}
+
+/**
+ * A command or subagent, as a skill: one the home lacks or differs in (with --force) takes the
+ * imported targets; the same file for more agents widens the entry's targets. The file itself is the
+ * caller's to write.
+ */
+function itemEdits(m: MergeInput, item: ItemMerge): MergeEdit[] {
+  const key = item.kind === "command" ? "commands" : "subagents";
+  const entries = m.existing[key] ?? [];
+  const i = entries.findIndex((e) => (e.name ?? "").trim() === item.name);
+  const ours = i < 0 ? undefined : entries[i]!;
+  // A file of the home without an entry renders for every agent.
+  const oursTargets = ours ? ours.targets : item.home === "missing" ? [] : undefined;
+  const targets = item.home === "same" ? unionTargets(oursTargets, item.targets) : item.targets;
+  if (item.home === "differs" && !m.force) return [];
+  if (deepEqual(targets ?? null, oursTargets ?? null) && (ours || !targets)) return [];
+  const what = `${item.kind} ${JSON.stringify(item.name)}`;
+  const edit = (change: string, apply: (doc: Document) => void): MergeEdit[] => [
+    { kind: item.kind, name: item.name, change, replaces: false, value: targets ?? null, apply },
+  ];
+  if (!ours) {
+    if (!targets) return [];
+    return edit(`added ${item.kind} entry ${JSON.stringify(item.name)}`, (doc) => {
+      collection(doc, [key], []);
+      doc.addIn([key], node(doc, plainItem({ name: item.name, targets })));
+    });
+  }
+  if (targets)
+    return edit(`set ${what} targets to ${targets.join(", ")}`, (doc) => setTargets(doc, key, i, targets));
+  return edit(`${what} now renders for every agent`, (doc) => doc.deleteIn([key, i, "targets"]));
 }
 
 /**
@@ -330,7 +387,7 @@ function providerEdits(m: MergeInput): MergeEdit[] {
       edits.push({ kind: "provider", name, change, replaces: false, value: targets ?? null, apply });
     if (targets)
       edit(`set skill provider ${JSON.stringify(name)} targets to ${targets.join(", ")}`, (doc) =>
-        setTargets(doc, i, targets),
+        setTargets(doc, "skills", i, targets),
       );
     else
       edit(`skill provider ${JSON.stringify(name)} now renders for every agent`, (doc) =>
@@ -396,16 +453,16 @@ function hookEdits(m: MergeInput, differs: Differs): MergeEdit[] {
   return edits;
 }
 
-/** Skill entry `i`'s targets, as a flow list that keeps the comments of the one it replaces. */
-function setTargets(doc: Document, i: number, targets: string[]): void {
+/** Entry `i`'s targets in a section, as a flow list that keeps the comments of the one it replaces. */
+function setTargets(doc: Document, section: string, i: number, targets: string[]): void {
   const list = doc.createNode(targets);
   list.flow = true;
-  const old = doc.getIn(["skills", i, "targets"], true);
+  const old = doc.getIn([section, i, "targets"], true);
   if (isNode(old)) {
     list.comment = old.comment;
     list.commentBefore = old.commentBefore;
   }
-  doc.setIn(["skills", i, "targets"], list);
+  doc.setIn([section, i, "targets"], list);
 }
 
 /** Whether an entry for `ours` agents already renders for every agent in `theirs`. */

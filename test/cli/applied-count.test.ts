@@ -227,9 +227,14 @@ describe("the same count in update and in kanon ui", () => {
     other.create();
     const example = join(ROOT, "examples/home");
     const files = Object.fromEntries(
-      ["kanon.yaml", "instructions/shared.md", "instructions/testing.md", "skills/review/SKILL.md"].map(
-        (f) => [f, readFileSync(join(example, f), "utf8")],
-      ),
+      [
+        "kanon.yaml",
+        "instructions/shared.md",
+        "instructions/testing.md",
+        "skills/review/SKILL.md",
+        "commands/explain.md",
+        "agents/reviewer.md",
+      ].map((f) => [f, readFileSync(join(example, f), "utf8")]),
     );
     other.push({ ...files, "kanon.yaml": ALL });
     expect((await s.k("init", remote)).status).toBe(0);

@@ -185,7 +185,7 @@ describe("the five-agent machine", () => {
       status: 0,
       stdout: "",
       stderr:
-        "Nothing to import: no instructions, skills, MCP servers or hooks of codex, claude, opencode, gemini or kimi were found on this machine; nothing was written.\n",
+        "Nothing to import: no instructions, skills, commands, subagents, MCP servers or hooks of codex, claude, opencode, gemini or kimi were found on this machine; nothing was written.\n",
     });
     expect(existsSync(homeB)).toBe(false);
   });

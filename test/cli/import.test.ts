@@ -100,7 +100,7 @@ describe("import on a machine kanon applied and the user edited", () => {
     const r = await k("import");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(
-      /^version: 1\ninstructions:\n {2}files:\n {4}- instructions\/imported.md\nmcp:\n/,
+      /^version: 1\ninstructions:\n {2}files:\n {4}- instructions\/imported.md\ncommands:\n {2}- name: explain\n {4}targets: \[claude, opencode\]\nmcp:\n/,
     );
     expect(r.stdout).toContain("metadata:\n  generated_by: kanon import\n");
     expect(existsSync(s.kh)).toBe(false);

@@ -50,6 +50,7 @@ describe("the review of hooks that arrive with a pull", () => {
       scope: { kind: "user", userHome: "/nonexistent", homes: {} } as never,
       decisions: v.decisions,
       mcp: v.mcp,
+      items: v.items,
       outside: () => false,
       reads: [],
     });

@@ -270,3 +270,42 @@ describe("the import plan", () => {
     );
   });
 });
+
+describe("commands and subagents in the import plan", () => {
+  it("are units like skills: a new file with its entry, the same file widens the entry, a different one replaces it", async () => {
+    put("kanon.yaml", "version: 1\ncommands:\n  - name: same\n    targets: [claude]\n");
+    put("commands/same.md", "Same\n");
+    put("agents/differs.md", "---\ndescription: Ours\n---\nOurs\n");
+    const imported = found(
+      {
+        instructions: { files: [] },
+        mcp: { servers: {} },
+        hooks: [],
+        commands: [
+          { name: "new", targets: ["gemini"] },
+          { name: "same", targets: ["opencode"] },
+        ],
+        subagents: [{ name: "differs" }],
+      },
+      [
+        file("commands/new.md", "New\n"),
+        file("commands/same.md", "Same\n"),
+        file("agents/differs.md", "---\ndescription: Theirs\n---\nTheirs\n"),
+      ],
+    );
+    const p = await plan(imported);
+    expect(rows(p.units)).toEqual([
+      "update all agents/differs.md (replaces the different agents/differs.md)",
+      "create gemini commands/new.md",
+      "update opencode commands/same.md",
+    ]);
+    const [differs, added, same] = p.units;
+    expect(summary(added!.writes())).toEqual(["update kanon.yaml", "create commands/new.md"]);
+    expect(text(added!.writes()[0]!)).toBe(
+      "version: 1\ncommands:\n  - name: same\n    targets: [claude]\n  - name: new\n    targets: [gemini]\n",
+    );
+    expect(summary(same!.writes())).toEqual(["update kanon.yaml"]);
+    expect(text(same!.writes()[0]!)).toContain("targets: [claude, opencode]");
+    expect(summary(differs!.writes())).toEqual(["update agents/differs.md"]);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * Import is the inverse of render: for random homes H, rendering the home that `kanon import` makes
  * from the files `kanon apply` wrote for H gives exactly the files H renders (path, bytes and mode),
- * in both scopes, for every agent (random `agents:` lists bring in Gemini CLI and Kimi Code). 40 runs per scope by default; `ROUNDTRIP_RUNS=150 npx vitest run
+ * commands and subagents among them, in both scopes, for every agent (random `agents:` lists bring in Gemini CLI and Kimi Code). 40 runs per scope by default; `ROUNDTRIP_RUNS=150 npx vitest run
  * test/import/roundtrip.test.ts` searches longer.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -36,7 +36,14 @@ async function render(home: string, scope: Scope): Promise<TargetFile[] | null> 
   const source = await loadSource(loaded.config, paths, { lock: null, env });
   const agents = selectAgents("all", loaded.config.agents);
   try {
-    return renderAll({ source, scope, agents, decisions: validation.decisions, mcp: validation.mcp });
+    return renderAll({
+      source,
+      scope,
+      agents,
+      decisions: validation.decisions,
+      mcp: validation.mcp,
+      items: validation.items,
+    });
   } catch (e) {
     // e.g. project AGENTS.md with different text for Codex and OpenCode: not a valid home.
     if (e instanceof KanonError) return null;
@@ -194,6 +201,61 @@ const skill = fc.record({
   targets,
 });
 
+/** A body's pieces: text, the neutral placeholders, and text some agent would replace. */
+const bodyPiece = fc.constantFrom(
+  "Review ",
+  "the diff",
+  "\n",
+  " $ARGUMENTS",
+  " $1",
+  " $2",
+  " costs $10",
+  " {{args}}",
+  ' it\'s "q"',
+  "---\n",
+);
+const body = fc.array(bodyPiece, { minLength: 1, maxLength: 5 }).map((p) => p.join(""));
+const text = fc.constantFrom("Review the diff", "yes", "42", "a: b", 'say "hi"', "two\nlines", "été");
+
+const command = fc.record(
+  { description: text, hint: fc.constantFrom("[focus]", "<file> [n]"), body, targets },
+  { requiredKeys: ["body"] },
+);
+const subagent = fc.record(
+  {
+    description: text,
+    tools: fc.subarray(["Read", "Grep", "Bash", "WebSearch", "Skill", "mcp__gh__issue"], { minLength: 1 }),
+    model: fc.oneof(
+      fc.constant("inherit"),
+      fc.constant("sonnet"),
+      fc.subarray(["claude", "codex", "opencode", "gemini"], { minLength: 1 }).map((ids) =>
+        Object.fromEntries(
+          ids.map((id) => [
+            id,
+            {
+              claude: "opus",
+              codex: "gpt-5.5",
+              opencode: "anthropic/claude-x",
+              gemini: "gemini-2.5-flash",
+            }[id]!,
+          ]),
+        ),
+      ),
+    ),
+    body: body.filter((b) => b.trim() !== "" && !b.startsWith("---")),
+    targets,
+  },
+  { requiredKeys: ["description", "body"] },
+);
+
+/** A command or subagent file of the home, as a person writes one. */
+function itemFile(fields: Record<string, unknown>, body: string): string {
+  const lines = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  return lines.length > 0 ? `---\n${lines.join("\n")}\n---\n${body}` : `---\n---\n${body}`;
+}
+
 const homes: fc.Arbitrary<Home> = fc
   .record({
     agents: fc.option(fc.subarray([...AGENT_IDS], { minLength: 1 }), { nil: undefined }),
@@ -206,8 +268,10 @@ const homes: fc.Arbitrary<Home> = fc
     skills: fc.dictionary(word, skill, { maxKeys: 2 }),
     servers: fc.dictionary(word, server, { maxKeys: 3 }),
     hooks: fc.array(hook, { maxLength: 4 }),
+    commands: fc.dictionary(word, command, { maxKeys: 2 }),
+    subagents: fc.dictionary(word, subagent, { maxKeys: 2 }),
   })
-  .map(({ agents, instructions, skills, servers, hooks }) => {
+  .map(({ agents, instructions, skills, servers, hooks, commands, subagents }) => {
     const files: Home["files"] = {};
     const config: KanonConfig = {
       version: 1,
@@ -227,6 +291,14 @@ const homes: fc.Arbitrary<Home> = fc
       for (const [rel, text] of Object.entries({ "SKILL.md": "---\nname: x\n---\n", ...s.files }))
         files[`skills/${name}/${rel}`] = { text, mode: rel === "run.sh" && s.exec ? 0o755 : 0o644 };
       if (s.targets) config.skills.push({ name, targets: s.targets });
+    }
+    for (const [name, c] of Object.entries(commands)) {
+      const fields = { description: c.description, "argument-hint": c.hint, targets: c.targets };
+      files[`commands/${name}.md`] = { text: itemFile(fields, c.body), mode: 0o644 };
+    }
+    for (const [name, a] of Object.entries(subagents)) {
+      const fields = { description: a.description, tools: a.tools, model: a.model, targets: a.targets };
+      files[`agents/${name}.md`] = { text: itemFile(fields, a.body), mode: 0o644 };
     }
     return { config, files };
   });

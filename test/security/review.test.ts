@@ -22,10 +22,10 @@ const reviewedFile = () => {
   return join(roots, root!, "reviewed.json");
 };
 const REFUSED =
-  "new or changed hook(s), MCP server(s) or outside read(s) came from elsewhere (listed above); nothing was written: check them (kanon diff), then run again with --trust-hooks, or in a terminal to be asked\n";
+  "new or changed hook(s), MCP server(s), command(s), subagent(s) or outside read(s) came from elsewhere (listed above); nothing was written: check them (kanon diff), then run again with --trust-hooks, or in a terminal to be asked\n";
 /** update's refusal, before it pulls. */
 const NOT_PULLED =
-  "new or changed hook(s), MCP server(s), script(s) or outside read(s) came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked\n";
+  "new or changed hook(s), MCP server(s), command(s), subagent(s), script(s) or outside read(s) came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked\n";
 const head = () => git(home, "rev-parse", "HEAD");
 
 // Each test starts with a remote holding BASE, someone else's clone of it, and this machine's home
@@ -123,6 +123,24 @@ describe("kanon update --yes", () => {
       `  read "instruction ~/id_rsa" for codex, claude: reads ${join(machine.home, "id_rsa")}, outside the Kanon home\n`,
     );
     expect(existsSync(join(machine.home, ".claude/CLAUDE.md"))).toBe(false);
+  });
+
+  it("lists a new command and a changed subagent: prompts the agents follow, a subagent's tools", async () => {
+    push(BASE, { "agents/fixer.md": "---\ndescription: Fixes\ntools: [Read]\n---\nRead only.\n" });
+    expect((await k("update", "--yes", "--trust-hooks")).status).toBe(0);
+    push(BASE, {
+      "commands/deploy.md":
+        '---\ndescription: Deploy\n---\nRun make deploy TOKEN="ghp_0123456789abcdefghij" now.\n',
+      "agents/fixer.md": "---\ndescription: Fixes\ntools: [Read, Bash]\n---\nRead only.\n",
+    });
+    const r = await k("update", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(
+      / {2}command "deploy" for claude: prompt: Run make deploy TOKEN="<secret [0-9a-f]{4}>" now\.\n/,
+    );
+    expect(r.stdout).toContain('  subagent "fixer" for claude: tools: Read, Bash; prompt: Read only.\n');
+    expect(r.stderr).toContain(`2 ${NOT_PULLED}`);
+    expect(existsSync(join(machine.home, ".claude/commands/deploy.md"))).toBe(false);
   });
 
   it("goes on without asking when what arrived runs nothing new", async () => {

@@ -70,7 +70,7 @@ describe("kanon update, a script a hook runs", () => {
         `      +${EVIL}\n`,
     );
     expect(r.stderr).toContain(
-      `1 new or changed hook(s), MCP server(s), script(s) or outside read(s) ${NOT_PULLED}`,
+      `1 new or changed hook(s), MCP server(s), command(s), subagent(s), script(s) or outside read(s) ${NOT_PULLED}`,
     );
     // The home did not move: the script on disk, the branch, and the agents' files are as they were.
     expect(head()).toBe(before.head);
@@ -128,7 +128,7 @@ describe("kanon update, a script a hook runs", () => {
         `      +${EVIL}\n`,
     );
     expect(r.stderr).toContain(
-      `2 new or changed hook(s), MCP server(s), script(s) or outside read(s) ${NOT_PULLED}`,
+      `2 new or changed hook(s), MCP server(s), command(s), subagent(s), script(s) or outside read(s) ${NOT_PULLED}`,
     );
   });
 

@@ -57,6 +57,74 @@ export const opencodeManifest: AgentManifest = {
       opencode_enabled: { support: "native", name: "enabled" },
     },
   },
+  commands: {
+    verified: {
+      version: "1.18.33",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and project folders, command/ and commands/; the body with its arguments reached the request) and the command loader read",
+    },
+    root: { user: ".config/opencode/commands", project: ".opencode/commands" },
+    extension: ".md",
+    format: { kind: "markdown" },
+    fields: {
+      description: { support: "native", name: "description" },
+      "argument-hint": { support: "dropped", why: "OpenCode shows no argument hint" },
+    },
+    arguments: {
+      all: "$ARGUMENTS",
+      positional: { spelling: "${n}", base: 1, restToLast: true },
+      reserved: {
+        say: "`$` and a number (`$0`, `$10`)",
+        pattern: "\\$\\d+",
+        does: "replaces it with an argument, or with nothing",
+      },
+      unplaced: "appended to the prompt after a blank line",
+    },
+    bodyNotes: [
+      { pattern: "!`", note: "OpenCode runs !`…` in the prompt as a shell command and puts in its output" },
+    ],
+    invoke: "`/<name> <args>` (`opencode run --command <name> <args>`)",
+  },
+  subagents: {
+    verified: {
+      version: "1.18.33",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and project folders; the task tool ran the body as the system prompt with the tools the map left on) and the agent loader read",
+    },
+    root: { user: ".config/opencode/agents", project: ".opencode/agents" },
+    extension: ".md",
+    format: { kind: "markdown" },
+    fixed: { mode: "subagent" },
+    fields: {
+      description: { support: "native", name: "description" },
+      tools: { support: "native", name: "tools" },
+      model: { support: "native", name: "model" },
+    },
+    // A list breaks OpenCode's whole configuration; {"*": false, read: true} gives exactly read (run).
+    toolList: {
+      map: {
+        builtIn: ["bash", "edit", "write", "read", "grep", "glob", "webfetch", "task", "todowrite", "skill"],
+      },
+    },
+    tools: {
+      Bash: ["bash"],
+      Edit: ["edit"],
+      Write: ["write"],
+      MultiEdit: ["edit"],
+      Read: ["read"],
+      Glob: ["glob"],
+      Grep: ["grep"],
+      WebFetch: ["webfetch"],
+      Agent: ["task"],
+      Task: ["task"],
+      TodoWrite: ["todowrite"],
+      Skill: ["skill"],
+    },
+    // `sonnet` fails at run time (`Model not found: sonnet/.`).
+    models: { pattern: "^[^/\\s]+/\\S+$", say: "provider/model names (anthropic/claude-sonnet-4-5, …)" },
+    inherit: null,
+    invoke: "the `task` tool (`subagent_type: <name>`)",
+  },
   import: {
     // OpenCode also reads Claude's instructions and skills and the shared .agents/skills.
     instructionFallbacks: [{ user: ".claude/CLAUDE.md", project: "CLAUDE.md" }],
@@ -64,6 +132,9 @@ export const opencodeManifest: AgentManifest = {
       { user: ".claude/skills", project: ".claude/skills" },
       { user: ".agents/skills", project: ".agents/skills" },
     ],
+    // OpenCode reads the singular folders too.
+    commandRoots: [{ user: ".config/opencode/command", project: ".opencode/command" }],
+    subagentRoots: [{ user: ".config/opencode/agent", project: ".opencode/agent" }],
     mcpFile: { label: "config", secretPath: "config" },
     mcpEntry: {
       envRef: "{env:NAME}",

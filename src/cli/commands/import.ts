@@ -44,7 +44,7 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
     const where = scope.kind === "project" ? `in ${scope.dir}` : "on this machine";
     err(
       io,
-      `Nothing to import: no instructions, skills, MCP servers or hooks of ${readAgents(flags)} were found ${where}${opts.write ? "; nothing was written" : ""}.\n`,
+      `Nothing to import: no instructions, skills, commands, subagents, MCP servers or hooks of ${readAgents(flags)} were found ${where}${opts.write ? "; nothing was written" : ""}.\n`,
     );
     if (opts.write) return;
   }
@@ -154,6 +154,14 @@ async function mergeCommand(
     );
     if (force) files.push(...sk.files);
   }
+  for (const item of home.items) {
+    if (item.home === "missing") files.push(item.file);
+    if (item.home !== "differs") continue;
+    conflicts.push(
+      `${item.kind} ${JSON.stringify(item.name)} differs from ${item.file.rel} in the Kanon home${force ? "; replaced by the imported one" : "; kept the home's (--force replaces it)"}`,
+    );
+    if (force) files.push(item.file);
+  }
 
   // The bytes merged into: kanon.yaml is written only if it still holds them (checked at the rename).
   const original = readBounded(paths.config, { limit: READ_LIMIT.home }).bytes;
@@ -163,6 +171,7 @@ async function mergeCommand(
     imported: imported.config,
     instructions: home.instructions.map((i) => i.entry),
     skills: home.skills,
+    items: home.items,
     force,
   });
   for (const c of [...conflicts, ...merged.conflicts]) err(io, `conflict: ${c}\n`);

@@ -23,6 +23,9 @@ instructions:
 #     targets: [claude, codex]
 #   - git: { url: https://github.com/acme/agent-skills.git, ref: main }
 skills: []
+# commands/<name>.md (slash commands) and agents/<name>.md (subagents) render for every agent that
+# has them (kanon commands, kanon agents); entries under commands: and subagents: narrow, disable or
+# rename one, as for skills.
 mcp:
   # MCP servers by name, e.g.
   #   github:

@@ -1,0 +1,344 @@
+/**
+ * Commands (`commands/<name>.md`) and subagents (`agents/<name>.md`) through kanon's command line:
+ * rendered into each agent's folder in both scopes, adjusted by kanon.yaml's entries, every mistake
+ * one line naming the file (or kanon.yaml) with its line and nothing written, reported by `kanon
+ * commands` and `kanon agents`, and owned like every rendered file: taken off the disk once they leave
+ * the home, the user's own files beside them kept, undone by `kanon undo`.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { sandboxPerTest } from "../support/cli.js";
+
+const s = sandboxPerTest();
+const { k } = s;
+
+const REVIEW = `---
+description: Review the staged changes
+argument-hint: "[focus]"
+---
+Review with a focus on $ARGUMENTS; start with $1.
+`;
+const READER = `---
+description: Reads code, never edits
+tools: [Read, Grep]
+model: {claude: sonnet}
+---
+You read code.
+`;
+
+/** A home for Claude Code with the two files (and kanon.yaml's extra lines). */
+function home(extra = "", files: Record<string, string> = {}) {
+  s.writeHome(`version: 1\nagents: [claude]\n${extra}`, {
+    "commands/review.md": REVIEW,
+    "agents/reader.md": READER,
+    ...files,
+  });
+}
+
+const claudeFile = (rel: string) => join(s.home, ".claude", rel);
+const read = (path: string) => readFileSync(path, "utf8");
+
+describe("commands and subagents render into each agent's folder", () => {
+  it("in user scope, Claude Code's $1 counted from $0 and the subagent named in its front matter", async () => {
+    home();
+    expect(await k("apply", "--yes")).toMatchObject({ status: 0, stderr: "" });
+    expect(read(claudeFile("commands/review.md"))).toBe(
+      '---\ndescription: Review the staged changes\nargument-hint: "[focus]"\n---\nReview with a focus on $ARGUMENTS; start with $0.\n',
+    );
+    expect(read(claudeFile("agents/reader.md"))).toBe(
+      "---\nname: reader\ndescription: Reads code, never edits\ntools: Read, Grep\nmodel: sonnet\n---\nYou read code.\n",
+    );
+    expect((await k("diff")).stdout).toBe("No changes.\n");
+  });
+
+  it("in project scope, under the project", async () => {
+    home();
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    expect((await k("--project", project, "apply", "--yes")).status).toBe(0);
+    expect(existsSync(join(project, ".claude/commands/review.md"))).toBe(true);
+    expect(existsSync(join(project, ".claude/agents/reader.md"))).toBe(true);
+    expect(existsSync(claudeFile("commands/review.md"))).toBe(false);
+  });
+
+  it("targeted, disabled and renamed by kanon.yaml's entries", async () => {
+    home(
+      "commands:\n  - name: review\n    enabled: false\n  - name: look\n    path: commands/todo.md\n" +
+        "subagents:\n  - name: reader\n    targets: [kimi]\n",
+      { "commands/todo.md": "List the TODOs.\n" },
+    );
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(read(claudeFile("commands/look.md"))).toBe("List the TODOs.\n");
+    for (const gone of ["commands/review.md", "commands/todo.md", "agents/reader.md"])
+      expect(existsSync(claudeFile(gone)), gone).toBe(false);
+    const report = await k("commands");
+    expect(report.stdout).toBe("COMMAND  CLAUDE\nlook     as written\nreview   disabled\n");
+  });
+
+  it("a file's own targets, replaced by its entry's", async () => {
+    home("", { "commands/review.md": `---\ntargets: [opencode]\n---\nx\n` });
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(existsSync(claudeFile("commands/review.md"))).toBe(false);
+    home("commands:\n  - name: review\n    targets: [claude]\n", {
+      "commands/review.md": `---\ntargets: [codex]\n---\nx\n`,
+    });
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(read(claudeFile("commands/review.md"))).toBe("x\n");
+  });
+});
+
+describe("kanon commands and kanon agents", () => {
+  it("say how each item renders for each agent, and --strict fails when one is not as written", async () => {
+    home();
+    expect((await k("commands")).stdout).toBe(
+      "COMMAND  CLAUDE\nreview   translated\n\nreview → claude: translated: $1 → $0\n",
+    );
+    expect((await k("agents")).stdout).toBe("SUBAGENT  CLAUDE\nreader    as written\n");
+    expect(await k("commands", "--strict")).toMatchObject({
+      status: 1,
+      stderr: "1 command rendering(s) differ from the home as written\n",
+    });
+    expect((await k("agents", "--strict")).status).toBe(0);
+    const json = JSON.parse((await k("agents", "--json")).stdout);
+    expect(json).toEqual({
+      scope: "user",
+      subagents: [
+        {
+          subagent: "reader",
+          file: "agents/reader.md",
+          agent: "claude",
+          outcome: "as-written",
+          explicit: false,
+          translations: [],
+          notes: [],
+          gates: [],
+          native: claudeFile("agents/reader.md"),
+        },
+      ],
+    });
+  });
+
+  it("say so when the home has none", async () => {
+    s.writeHome("version: 1\nagents: [claude]\n");
+    expect((await k("commands")).stdout).toBe("No commands.\n");
+    expect((await k("agents")).stdout).toBe("No subagents.\n");
+  });
+});
+
+describe("an agent that cannot take an item", () => {
+  const GEMINI = "version: 1\nagents: [claude, gemini]\n";
+  it("is warned about for an implicit target, naming the line that needs what it lacks; the others get it", async () => {
+    s.writeHome(GEMINI, { "commands/review.md": REVIEW });
+    const r = await k("apply", "--yes");
+    expect(r).toMatchObject({
+      status: 0,
+      stderr:
+        'warning: commands/review.md:5: command "review" is not rendered for gemini: placeholder $1 is not supported (Gemini CLI has no positional arguments)\n',
+    });
+    expect(existsSync(claudeFile("commands/review.md"))).toBe(true);
+    expect(existsSync(join(s.home, ".gemini/commands"))).toBe(false);
+  });
+
+  it("is an error for an explicit target, and nothing is written", async () => {
+    s.writeHome(`${GEMINI}commands:\n  - name: review\n    targets: [claude, gemini]\n`, {
+      "commands/review.md": REVIEW,
+    });
+    for (const cmd of [["validate"], ["apply", "--yes"]])
+      expect(await k(...cmd)).toMatchObject({
+        status: 1,
+        stderr:
+          'commands/review.md:5: command "review" targets gemini but placeholder $1 is not supported for gemini (Gemini CLI has no positional arguments)\n',
+      });
+    expect(existsSync(join(s.home, ".claude"))).toBe(false);
+  });
+
+  it("without the section at all: Codex CLI has no commands, Kimi Code no model for a subagent", async () => {
+    s.writeHome("version: 1\nagents: [codex, kimi]\n", {
+      "commands/review.md": REVIEW,
+      "agents/reader.md": "---\ndescription: Reads\nmodel: sonnet\n---\nRead.\n",
+    });
+    const r = await k("diff");
+    expect(r.stderr).toBe(
+      'warning: commands/review.md:1: command "review" is not rendered for codex: slash commands are not supported (Codex CLI has no slash commands of its own since 0.117.0; it has skills instead)\n' +
+        'warning: commands/review.md:1: command "review" is not rendered for kimi: slash commands are not supported (Kimi Code has no user or project commands, only those of an installed plugin, run from its terminal UI)\n' +
+        'warning: agents/reader.md:3:8: subagent "reader" is not rendered for codex: model "sonnet" is not supported (Codex CLI takes its providers\' model names (gpt-5.5, …), not Claude Code\'s aliases)\n' +
+        'warning: agents/reader.md:3:8: subagent "reader" is not rendered for kimi: field "model" is not supported (Kimi Code runs every subagent on the session\'s model)\n',
+    );
+  });
+
+  it("in project scope, is reported with the gate a file waits behind", async () => {
+    s.writeHome(GEMINI, { "agents/reader.md": "---\ndescription: Reads\n---\nRead.\n" });
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    expect((await k("--project", project, "agents")).stdout).toBe(
+      "SUBAGENT  CLAUDE      GEMINI\nreader    as written  as written (gated)\n\n" +
+        "reader → gemini: gated: Gemini CLI uses a project's subagent only in a trusted folder and once the user acknowledges it (again after each change)\n",
+    );
+  });
+});
+
+describe("the front matter's decode", () => {
+  it("warns at file:LINE:COL on every run, keeps no cache, and follows an edit", async () => {
+    const cache = join(s.work, "cache");
+    const env = { XDG_CACHE_HOME: cache };
+    home("", { "commands/review.md": "---\ndescription: One\ncolour: red\n---\nx\n" });
+    const warning = 'warning: commands/review.md:3:1: unknown key "colour" is ignored\n';
+    for (let run = 0; run < 2; run++)
+      expect(await s.run(["--home", s.kh, "commands", "--json"], { env })).toMatchObject({ stderr: warning });
+    expect(existsSync(cache)).toBe(false);
+    writeFileSync(join(s.kh, "commands/review.md"), "---\ndescription: Two\n---\nx\n");
+    const r = await s.run(["--home", s.kh, "apply", "--yes"], { env });
+    expect(r.stderr).toBe("");
+    expect(read(claudeFile("commands/review.md"))).toBe("---\ndescription: Two\n---\nx\n");
+  });
+});
+
+describe("kanon schema --command and --subagent", () => {
+  it("print the JSON Schema of each front matter, from the definition their files are decoded by", async () => {
+    const schema = async (flag: string) =>
+      JSON.parse((await k("schema", flag)).stdout) as { properties: Record<string, unknown> };
+    expect(Object.keys((await schema("--command")).properties)).toEqual([
+      "description",
+      "argument-hint",
+      "targets",
+    ]);
+    expect(Object.keys((await schema("--subagent")).properties)).toEqual([
+      "description",
+      "tools",
+      "model",
+      "targets",
+    ]);
+    expect(await k("schema", "--command", "--subagent")).toMatchObject({
+      status: 1,
+      stderr: "use only one of --command or --subagent\n",
+    });
+  });
+});
+
+describe("mistakes are one line naming the file and line, and nothing is written", () => {
+  const rejects = async (stderr: string) => {
+    for (const cmd of [["validate"], ["diff"], ["apply", "--yes"], ["commands"], ["agents"]])
+      expect(await k(...cmd), cmd.join(" ")).toMatchObject({ status: 1, stderr });
+    expect(existsSync(join(s.home, ".claude"))).toBe(false);
+  };
+
+  it("a front-matter value of the wrong type", async () => {
+    home("", { "commands/review.md": "---\ndescription: [a, b]\n---\nx\n" });
+    await rejects("commands/review.md:2:14: description: expected a string, got a list\n");
+  });
+
+  it("a misspelt front-matter key (one edit from a known one); another unknown key is a warning", async () => {
+    home("", { "agents/reader.md": "---\ndescripton: a\n---\nx\n" });
+    await rejects('agents/reader.md:2:1: unknown key "descripton"; did you mean "description"?\n');
+    home("", { "commands/review.md": "---\nallowed-tools: Bash\n---\nx\n" });
+    expect((await k("validate")).stderr).toBe(
+      'warning: commands/review.md:2:1: unknown key "allowed-tools" is ignored\n',
+    );
+  });
+
+  it("front matter without its closing line", async () => {
+    home("", { "commands/review.md": "---\ndescription: a\nx\n" });
+    await rejects('commands/review.md:1: command "review": the front matter has no closing --- line\n');
+  });
+
+  it("an unknown target, in the front matter or in kanon.yaml", async () => {
+    home("", { "commands/review.md": "---\ntargets: [claude, nope]\n---\nx\n" });
+    await rejects('commands/review.md:2:19: command "review" has unsupported target "nope"\n');
+    home("subagents:\n  - name: reader\n    targets: [nope]\n");
+    await rejects('kanon.yaml:5:15: subagent "reader" has unsupported target "nope"\n');
+  });
+
+  it("a subagent without a description, or with an empty tool name, or names in one string", async () => {
+    home("", { "agents/reader.md": "---\ntools: [Read, '', 'Grep, Glob']\n---\nx\n" });
+    await rejects(
+      'agents/reader.md:1: subagent "reader": description is required (agents choose a subagent by it)\n' +
+        'agents/reader.md:2:15: subagent "reader": a tool name cannot be empty\n' +
+        'agents/reader.md:2:19: subagent "reader": a tool name cannot hold a comma (one name per item)\n',
+    );
+  });
+
+  it("a file that is not UTF-8, holds a NUL or a merge conflict", async () => {
+    home("", { "commands/review.md": "ok\nx\xff\n" });
+    writeFileSync(join(s.kh, "commands/review.md"), Buffer.from([0x6f, 0x6b, 0x0a, 0x78, 0xff, 0x0a]));
+    await rejects("commands/review.md:2: byte 0xFF is not valid UTF-8; save review.md as UTF-8\n");
+    home("", { "commands/review.md": "ok\na\u0000b\n" });
+    await rejects(
+      'commands/review.md:2: command "review": contains a NUL character, which no agent can take\n',
+    );
+    home("", { "commands/review.md": "<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n" });
+    expect((await k("validate")).stderr).toMatch(/^commands\/review\.md:1: unresolved merge conflict/);
+  });
+
+  it("names that are not one safe file name, in the folder or in kanon.yaml", async () => {
+    home("", { "agents/a b.md": "x\n" });
+    await rejects(
+      'agents/a b.md: subagent "a b": the file name is not one name of letters, digits and . _ - @ + ~ , = (not starting with . or -)\n',
+    );
+    rmSync(join(s.kh, "agents/a b.md"));
+    home('commands:\n  - name: "ns:review"\n  - name: ../../x\n');
+    await rejects(
+      'kanon.yaml:4:11: command "ns:review": the name contains ":", which agents read as a namespace\n' +
+        'kanon.yaml:5:11: command "../../x": the name is not one name of letters, digits and . _ - @ + ~ , = (not starting with . or -)\n',
+    );
+  });
+
+  it("a file that is a symlink out of the Kanon home", async () => {
+    home();
+    writeFileSync(join(s.work, "secret.md"), "not the home's\n");
+    rmSync(join(s.kh, "commands/review.md"));
+    symlinkSync(join(s.work, "secret.md"), join(s.kh, "commands/review.md"));
+    await rejects(
+      `command "review": ${join(s.kh, "commands/review.md")}: is a symlink to ${join(s.work, "secret.md")}, outside the Kanon home\n`,
+    );
+  });
+
+  it("an entry twice, or for a file that is not there", async () => {
+    home("commands:\n  - name: review\n  - name: review\n  - name: gone\n");
+    await rejects(
+      'kanon.yaml:5:11: command "review": duplicate name (first at kanon.yaml:4:5)\n' +
+        `kanon.yaml:6:5: command "gone": open ${join(s.kh, "commands/gone.md")}: no such file or directory\n`,
+    );
+  });
+});
+
+describe("ownership", () => {
+  it("removing an item from the home removes its file; the user's own files beside it stay; undo brings it back", async () => {
+    home();
+    mkdirSync(claudeFile("commands"), { recursive: true });
+    writeFileSync(claudeFile("commands/mine.md"), "my own command\n");
+    expect((await k("apply", "--yes")).status).toBe(0);
+    rmSync(join(s.kh, "commands/review.md"));
+    rmSync(join(s.kh, "agents/reader.md"));
+    const applied = await k("apply", "--yes");
+    expect(applied.status).toBe(0);
+    expect(existsSync(claudeFile("commands/review.md"))).toBe(false);
+    expect(existsSync(claudeFile("agents/reader.md"))).toBe(false);
+    // kanon made .claude/agents/ and nothing else is in it: it goes; commands/ holds the user's file.
+    expect(existsSync(claudeFile("agents"))).toBe(false);
+    expect(read(claudeFile("commands/mine.md"))).toBe("my own command\n");
+    expect((await k("undo", "--yes")).status).toBe(0);
+    expect(read(claudeFile("agents/reader.md"))).toContain("name: reader\n");
+    expect(read(claudeFile("commands/review.md"))).toContain("$0");
+  });
+
+  it("a renamed item moves: the old file goes, the new one comes", async () => {
+    home();
+    expect((await k("apply", "--yes")).status).toBe(0);
+    renameSync(join(s.kh, "commands/review.md"), join(s.kh, "commands/check.md"));
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(existsSync(claudeFile("commands/review.md"))).toBe(false);
+    expect(read(claudeFile("commands/check.md"))).toContain("$0");
+  });
+
+  it("a file of the user's where kanon would write is backed up first", async () => {
+    home();
+    mkdirSync(claudeFile("commands"), { recursive: true });
+    writeFileSync(claudeFile("commands/review.md"), "the user's review\n");
+    const diff = await k("diff");
+    expect(diff.stdout).toContain("review.md");
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect((await k("undo", "--yes")).status).toBe(0);
+    expect(read(claudeFile("commands/review.md"))).toBe("the user's review\n");
+  });
+});
