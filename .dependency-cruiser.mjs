@@ -1,4 +1,4 @@
-// The folders of src/ (README, Development), bottom up, and for each the folders it imports from:
+// The folders of src/ (docs/development.md), bottom up, and for each the folders it imports from:
 // the code's real dependencies, not just an order, so a new import between folders that did not
 // depend on each other fails until it is written here. Only folders listed before a folder may be
 // named (no upward import). `npm test` runs `depcruise` with this file; a new folder under src/ must

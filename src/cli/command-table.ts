@@ -168,7 +168,8 @@ export const COMMANDS: CommandSpec[] = [
       YES,
       {
         flags: "-n, --dry-run",
-        description: "show what apply would change with the home as it is, without pulling or writing",
+        description:
+          "fetch, then show what the update would bring (review and diff), without pulling or writing",
       },
       STAT,
       TRUST_HOOKS,
@@ -216,6 +217,30 @@ export const COMMANDS: CommandSpec[] = [
     ],
     example: "kanon mcp --agent codex",
     run: async ({ flags, opts, io }) => (await import("./commands/mcp.js")).mcpCommand(flags, opts, io),
+  },
+  {
+    names: ["commands"],
+    description:
+      "Show how every slash command renders for every agent: as written, translated, or left out, and why",
+    options: [
+      { flags: "--json", description: "print the decisions as JSON" },
+      { flags: "--strict", description: "exit 1 when any command is not rendered as written" },
+    ],
+    example: "kanon commands --agent gemini",
+    run: async ({ flags, opts, io }) =>
+      (await import("./commands/items.js")).itemsCommand("command", flags, opts, io),
+  },
+  {
+    names: ["agents"],
+    description:
+      "Show how every subagent renders for every agent: as written, translated, or left out, and why",
+    options: [
+      { flags: "--json", description: "print the decisions as JSON" },
+      { flags: "--strict", description: "exit 1 when any subagent is not rendered as written" },
+    ],
+    example: "kanon agents --agent opencode",
+    run: async ({ flags, opts, io }) =>
+      (await import("./commands/items.js")).itemsCommand("subagent", flags, opts, io),
   },
   {
     names: ["schema"],
@@ -301,7 +326,11 @@ export const COMMANDS: CommandSpec[] = [
         names: ["show"],
         description: "Show the waypoint, the pause marker and the last handoff",
         options: [
-          { flags: "--json", description: "print the waypoint, pause marker and handoffs as JSON" },
+          {
+            flags: "--json",
+            description:
+              "print the waypoint, pause marker and handoffs as JSON (revision, path, status, next and why also at the top level)",
+          },
           { flags: "--block", description: "print the bounded re-anchor block that agents get" },
           { flags: "--position", description: "print the one-line position that agents get on every prompt" },
         ],

@@ -149,7 +149,7 @@ export interface IncomingPull {
 export async function reviewIncoming(
   r: Rendered,
   pull: IncomingPull,
-  opts: { trustHooks?: boolean },
+  opts: { trustHooks?: boolean; dryRun?: boolean },
   io: Io,
 ): Promise<{ proceed: boolean; accepted: string[] }> {
   // A path inside either the home or its incoming tree is the home's.

@@ -30,6 +30,7 @@ import { type LoadedConfig, loadConfig, resolvePaths } from "../source/load.js";
 import { loadSource } from "../source/source.js";
 import {
   hookWarnings,
+  itemWarnings,
   type Locate,
   serverWarnings,
   type Validation,
@@ -72,13 +73,15 @@ function realPathOrNull(dir: string): string | null {
  * destination root (`$XDG_DATA_HOME/kanon/`, a folder per project), so that each root's record owns
  * its own copy and removing a project's hooks leaves the user's alone.
  */
-export function hookMachine(scope: Scope, io: Io): HookMachine & { stateDir: string } {
+export function hookMachine(scope: Scope, io: Io): HookMachine & { stateDir: string; dataDirs: string[] } {
   const xdg = io.env.XDG_DATA_HOME;
   const data = xdg && isAbsolute(xdg) ? join(xdg, "kanon") : join(io.userHome, ".local", "share", "kanon");
   return {
     node: process.execPath,
     runner: data + runnerTail(scope),
     stateDir: stateBase(io.env, io.userHome),
+    // The folders every root's runner shares: the user's runner and the projects' live side by side.
+    dataDirs: [data, join(data, "projects")],
   };
 }
 
@@ -200,6 +203,7 @@ export async function loadRendered(
     ...v.validation.warnings,
     ...hookWarnings(v.validation.decisions, v.agents),
     ...serverWarnings(v.validation.mcp, v.agents),
+    ...itemWarnings(v.validation.items, v.agents),
     ...agentHomes(
       v.agents.map((a) => a.manifest),
       io.env,
@@ -227,6 +231,7 @@ export async function loadRendered(
     agents: v.agents,
     decisions: v.validation.decisions,
     mcp,
+    items: v.validation.items,
     ...(neutral
       ? {
           runner: {
@@ -392,20 +397,25 @@ function containRecord(loaded: LoadedRecord, scope: Scope): LoadedRecord {
   };
 }
 
-export async function loadPlan(
-  flags: GlobalFlags,
-  io: Io,
-): Promise<Rendered & { plan: Plan; record: LoadedRecord }> {
-  const r = await loadRendered(flags, io);
+export type Planned = Rendered & { plan: Plan; record: LoadedRecord };
+
+export async function loadPlan(flags: GlobalFlags, io: Io): Promise<Planned> {
+  return planOf(await loadRendered(flags, io), io);
+}
+
+/** A rendered home against the disk and the ownership record of its scope. */
+export async function planOf(r: Rendered, io: Io): Promise<Planned> {
   const record = recordOf(r.scope, io);
+  const machine = hookMachine(r.scope, io);
   const plan = await planChanges(r.files, {
     record: record.record,
     root: rootOf(r.scope),
     agents: r.agents.map((a) => a.manifest.id),
     interrupted: record.interrupted,
+    sharedDirs: machine.dataDirs,
     ...(io.fs ? { fs: io.fs } : {}),
   });
-  if (r.scope.kind === "project") assertInsideProject(plan, r.scope.dir, hookMachine(r.scope, io).runner);
+  if (r.scope.kind === "project") assertInsideProject(plan, r.scope.dir, machine.runner);
   warn(io, plan.warnings);
   return { ...r, plan, record, warnings: [...r.warnings, ...record.warnings, ...plan.warnings] };
 }

@@ -72,7 +72,8 @@ const ANY_DIR = "/\u0000";
 
 /**
  * Whether a path is a place kanon renders a file of this agent: one of its files (instructions, MCP,
- * hooks, each alternative name) or a file in a skill folder under its skill root, where the scope puts
+ * hooks, each alternative name), a file in a skill folder under its skill root, or a command or
+ * subagent file (`<name><extension>`) in its folder for them, where the scope puts
  * them, or where the agent's home variable (CODEX_HOME…) would put them when set to any folder (a
  * file written with the variable set is removed once it is unset). The ownership record may name only
  * such paths: a hand-edited or damaged one cannot make kanon write or delete anywhere else. Made once
@@ -104,20 +105,49 @@ export function agentDestinations(m: AgentManifest, scope: Scope): (path: string
     const slash = rest.indexOf("/");
     return slash > 0 && slash < rest.length - 1 && isSafe(rest.slice(0, slash));
   };
-  const skillPrefix = skills.here === null ? null : `${skills.here}/`;
+  /** Folders of one file per item (commands, subagents): `rest` is `<safe name><extension>`. */
+  const itemFolders = [m.commands, m.subagents].flatMap((caps) =>
+    "lacks" in caps
+      ? []
+      : [
+          {
+            ...places(caps.root),
+            holds: (rest: string) =>
+              rest.endsWith(caps.extension) &&
+              !rest.includes("/") &&
+              rest.length > caps.extension.length &&
+              isSafe(rest.slice(0, -caps.extension.length)),
+          },
+        ],
+  );
+  // Made once: the record's paths are asked about by the thousand.
+  const folders = [{ ...skills, holds: inSkill }, ...itemFolders].map((f) => ({
+    ...f,
+    prefix: f.here === null ? null : `${f.here}/`,
+    marker: f.suffix === null ? null : `${f.suffix}/`,
+  }));
   return (path) => {
     if (!isNormalAbsolute(path)) return false;
     if (exact.has(path)) return true;
     if (suffixes.some((x) => path.endsWith(x) && path.length > x.length + 1)) return true;
-    if (skillPrefix !== null && path.startsWith(skillPrefix) && inSkill(path.slice(skillPrefix.length)))
-      return true;
-    if (skills.suffix === null) return false;
-    // Moved: `<any folder><suffix>/<name>/…`, wherever the suffix stands in the path.
-    const marker = `${skills.suffix}/`;
-    for (let at = path.indexOf(marker, 1); at > 0; at = path.indexOf(marker, at + 1))
-      if (inSkill(path.slice(at + marker.length))) return true;
-    return false;
+    return folders.some((f) => inFolder(path, f));
   };
+}
+
+/**
+ * Whether `path` is a file `holds` accepts in the folder `here`, or in the folder `<any folder><suffix>`
+ * where the agent's home variable may move it (wherever the suffix stands in the path).
+ */
+function inFolder(
+  path: string,
+  f: { prefix: string | null; marker: string | null; holds: (rest: string) => boolean },
+): boolean {
+  if (f.prefix !== null && path.startsWith(f.prefix) && f.holds(path.slice(f.prefix.length))) return true;
+  const marker = f.marker;
+  if (marker === null) return false;
+  for (let at = path.indexOf(marker, 1); at > 0; at = path.indexOf(marker, at + 1))
+    if (f.holds(path.slice(at + marker.length))) return true;
+  return false;
 }
 
 /** `/a/b` as path.resolve would leave it: absolute, no `//`, `.` or `..` segment, no final `/`, no NUL. */

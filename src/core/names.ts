@@ -36,6 +36,22 @@ export function segmentProblem(name: string): string | null {
   return null;
 }
 
+const ITEM_NAME_TEXT = "one name of letters, digits and . _ - @ + ~ , = (not starting with . or -)";
+
+/**
+ * Why `name` cannot name a command or subagent, or null: it is a file name (`<name>.md`, `<name>.toml`)
+ * in the agent's folder, so a safe segment with room for the extension, and without `:`, which Claude
+ * Code reads as a namespace (`ns:name`) and refuses in a subagent's name.
+ */
+export function itemNameProblem(name: string): string | null {
+  if (name.includes(":")) return 'contains ":", which agents read as a namespace';
+  const problem = segmentProblem(name);
+  if (problem?.startsWith("is not ")) return `is not ${ITEM_NAME_TEXT}`;
+  if (problem) return problem;
+  if (Buffer.byteLength(name) > 250) return "is longer than 250 bytes";
+  return null;
+}
+
 /**
  * Why `name` (a hook's or an MCP server's) cannot be shown and written as it is, or null: it must not
  * hold a character that acts on a terminal (model/visible.ts) or ends a comment or a line in a native

@@ -13,8 +13,9 @@ import { KanonError, type Scope, type TargetFile } from "../model/types.js";
 import { agentPath } from "./homes.js";
 import type { HookDecision } from "./hooks/support.js";
 import { nativeHooks, targetsAgent } from "./hooks/support.js";
+import { type ItemDecision, itemCapabilities } from "./items.js";
 import type { McpDecision } from "./mcp.js";
-import { relativeProblem, segmentProblem } from "./names.js";
+import { itemNameProblem, relativeProblem, segmentProblem } from "./names.js";
 import { providerSkillName } from "./skill-names.js";
 
 /** Bytes of instruction files that are not UTF-8 were decoded as escapes (formats/utf8.ts) and come back as they were. */
@@ -33,6 +34,8 @@ export interface RenderInput {
   runner?: { path: string; content: string };
   /** MCP server decisions from validation: each agent gets the servers decided for it, as decided. */
   mcp: readonly McpDecision[];
+  /** Command and subagent decisions from validation: each agent gets the files decided for it. */
+  items: readonly ItemDecision[];
 }
 
 export function renderAll(input: RenderInput): TargetFile[] {
@@ -59,7 +62,7 @@ function runnerFile({ agents, decisions, runner }: RenderInput): TargetFile | nu
   };
 }
 
-function renderAgent(agent: Agent, { source, scope, decisions, mcp }: RenderInput): TargetFile[] {
+function renderAgent(agent: Agent, { source, scope, decisions, mcp, items }: RenderInput): TargetFile[] {
   const m = agent.manifest;
   const at = (p: ScopedPath) => agentPath(m, p, scope);
   const out: TargetFile[] = [];
@@ -97,6 +100,8 @@ function renderAgent(agent: Agent, { source, scope, decisions, mcp }: RenderInpu
     });
   }
 
+  out.push(...renderItems(agent, items, scope));
+
   const hookPath = at(m.hooks.file);
   const natives = nativeHooks(decisions, m.id);
   const hookFile = hookPath ? agent.hookFile(natives) : null;
@@ -109,6 +114,26 @@ function renderAgent(agent: Agent, { source, scope, decisions, mcp }: RenderInpu
       ...(hookFile.merge ? { merge: hookFile.merge, managed: hookFile.managed ?? {} } : {}),
       ...(hookFile.elided ? { elided: hookFile.elided } : {}),
     });
+  }
+  return out;
+}
+
+/**
+ * The agent's command and subagent files, one per item, in its folder for each: whole files kanon
+ * owns (the user's own files beside them are never touched). The destination boundary: the file name
+ * is the item's checked name and the agent's extension, one segment below the folder.
+ */
+function renderItems(agent: Agent, items: readonly ItemDecision[], scope: Scope): TargetFile[] {
+  const m = agent.manifest;
+  const out: TargetFile[] = [];
+  for (const d of items) {
+    if (d.agent !== m.id || !d.native) continue;
+    const caps = itemCapabilities(m, d.item.kind);
+    const root = caps && agentPath(m, caps.root, scope);
+    const problem = itemNameProblem(d.item.name) ?? segmentProblem(d.native.file);
+    if (problem) throw new KanonError(`${d.item.kind} ${JSON.stringify(d.item.name)}: the name ${problem}`);
+    if (!root) continue;
+    out.push({ agent: m.id, path: join(root, d.native.file), content: text(d.native.text), mode: 0o644 });
   }
   return out;
 }

@@ -25,19 +25,24 @@ import {
  * Writes `plan`. First the temporary files an interrupted apply left are removed where the rendered
  * files do not lead (those beside them are the caller's to sweep, see removeLeftovers): in the state
  * directory (the record's own atomic writes, a history entry being written, with its backups) and
- * beside what that apply was writing (a skill no longer rendered). `swept` counts them.
+ * beside what that apply was writing (a skill no longer rendered). `swept` counts them; `written`
+ * counts the destination files written or deleted (applyChanges), the record aside.
  */
 export function applyPlan(
   plan: Plan,
   loaded: LoadedRecord,
   fs: DestinationFs = realFs,
-): { backups: Backup[]; swept: number } {
+): { backups: Backup[]; swept: number; written: number } {
   const swept = removeLeftovers(leftoverDirs(loaded), fs);
   settleUndone(loaded.dir, fs);
-  return { backups: writePlan(plan, loaded, fs), swept };
+  return { ...writePlan(plan, loaded, fs), swept };
 }
 
-function writePlan(plan: Plan, loaded: LoadedRecord, fs: DestinationFs): Backup[] {
+function writePlan(
+  plan: Plan,
+  loaded: LoadedRecord,
+  fs: DestinationFs,
+): { backups: Backup[]; written: number } {
   const record = plan.record;
   if (plan.changes.length === 0) {
     // Nothing to write but the record itself: adopted entries, an apply killed before its record,
@@ -48,14 +53,15 @@ function writePlan(plan: Plan, loaded: LoadedRecord, fs: DestinationFs): Backup[
       writeRecord(loaded.dir, kept, fs);
       removeUndone(loaded.dir, fs);
     }
-    return [];
+    return { backups: [], written: 0 };
   }
   assertWritable(loaded.dir, fs);
   const op = { kind: "apply" as const, root: record.root, previous: loaded.record, next: record };
   const { id, backups } = writeJournal(loaded.dir, op, plan.changes, fs);
   let createdDirs: string[];
+  let written: number;
   try {
-    ({ createdDirs } = applyChanges(plan.changes, fs));
+    ({ createdDirs, written } = applyChanges(plan.changes, fs));
   } catch (e) {
     dropUnusedJournal(loaded.dir, id, fs);
     throw e;
@@ -64,7 +70,7 @@ function writePlan(plan: Plan, loaded: LoadedRecord, fs: DestinationFs): Backup[
   writeRecord(loaded.dir, { ...record, dirs: [...record.dirs, ...kept, ...createdDirs], lastApply: id }, fs);
   removeUndone(loaded.dir, fs);
   pruneHistory(loaded.dir, fs);
-  return backups;
+  return { backups, written };
 }
 
 /** Removes the directories (deepest first); returns those that are not empty after all (still kanon's). */
@@ -139,7 +145,7 @@ export function selectChanges(
   ];
   const known = new Set(keys);
   const keysOf = (c: Change): string[] => {
-    const direct = [c.file.path, c.path].filter((k) => known.has(k));
+    const direct = [c.file.path, c.path, ...(c.aliases ?? [])].filter((k) => known.has(k));
     // The record keys the rendered path; the change may be at a symlink's target.
     return direct.length > 0 ? [...new Set(direct)] : keys.filter((k) => symlinkTarget(k) === c.path);
   };

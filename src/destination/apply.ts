@@ -72,12 +72,14 @@ export function plannedDirs(changes: readonly Change[], fs: DestinationFs = real
 
 /**
  * Writes `changes`; deletions happen after every new file is in place. Returns the directories it
- * created (the ownership record lists them, so that they can go again when nothing needs them).
+ * created (the ownership record lists them, so that they can go again when nothing needs them) and
+ * how many files it wrote or deleted (what `Applied N file change(s).` says: a file to delete that
+ * was gone already is not one).
  */
 export function applyChanges(
   changes: readonly Change[],
   fs: DestinationFs = realFs,
-): { createdDirs: string[] } {
+): { createdDirs: string[]; written: number } {
   const createdDirs: string[] = [];
   const knownDirs = new Set<string>();
   const staged: Staged[] = [];
@@ -129,7 +131,7 @@ export function applyChanges(
         throw new KanonError(`cannot delete ${change.path}: ${osErrorText(e)}${notWritten(written)}`);
     }
   }
-  return { createdDirs };
+  return { createdDirs, written: written.length };
 }
 
 /**

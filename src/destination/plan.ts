@@ -6,7 +6,7 @@
  * wrote it, is marked so that apply backs it up and every command can say so.
  */
 import type { Stats } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
 import type { PlainObject } from "../formats/values.js";
 import { ReadRefused } from "../model/bounded-read.js";
@@ -60,6 +60,11 @@ export interface Change {
    * before its rename and renamed first, its old bytes copied into the history (see apply.ts).
    */
   guard?: true;
+  /**
+   * The other rendered paths that are this same file on disk (a symlink leads from one to the other,
+   * or to a folder above it): their identical content is written once, by this change.
+   */
+  aliases?: string[];
 }
 
 export interface Plan {
@@ -84,6 +89,12 @@ export interface PlanOptions {
    * nothing needs them (it may have been killed before any file landed in them).
    */
   interrupted?: readonly string[];
+  /**
+   * kanon's own folders that other destination roots write into too (its data folder, which holds
+   * the user's hook runner and each project's): once nothing of this root's is left in one, it is
+   * removed if empty and otherwise kept without a warning, since what is left there is kanon's.
+   */
+  sharedDirs?: readonly string[];
   /** Where the destination is read (the real disk unless a test says otherwise). */
   fs?: DestinationFs;
 }
@@ -112,6 +123,17 @@ interface Planning {
   isDir: (dir: string) => boolean | null;
   /** The layout-preserving editors, once a co-owned file that exists needs them. */
   coOwned?: CoOwned;
+  /** The file a path is on disk, symlinked folders resolved (fileIdentity). */
+  identity: (path: string) => string;
+  /** Each file on disk that a rendered path leads to, by identity: what is planned for it. */
+  claimed: Map<string, Claim>;
+}
+
+/** A rendered destination, as planned, for the file on disk it leads to. */
+interface Claim {
+  path: string;
+  file: TargetFile;
+  change: Change | null;
 }
 
 /**
@@ -135,6 +157,8 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     deleted: [],
     pending: [],
     isDir: directoryCache(fs),
+    identity: fileIdentity(fs),
+    claimed: new Map(),
   };
   await planRendered(p, files);
   await planLeftEntries(p);
@@ -146,6 +170,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     new Set(p.deleted),
     p.record,
     fs,
+    new Set(options?.sharedDirs),
   );
   p.record.dirs = [...kept];
   const { record, pending } = p;
@@ -204,12 +229,18 @@ async function planRendered(p: Planning, files: readonly TargetFile[]): Promise<
       p.merged.add(path);
       if (exists(p.fs, target)) await loadCoOwned(p);
       const previous = p.previous.entries[path];
-      const change = planMerged(file, path, target, previous, p.coOwned, p.record, p.pending, p.fs);
+      const change = claim(
+        p,
+        path,
+        target,
+        file,
+        planMerged(file, path, target, previous, p.coOwned, p.record, p.pending, p.fs),
+      );
       if (change) p.changes.push(change);
       if (change?.action === "delete") p.deleted.push(path);
     } else {
       const owned = p.previous.files[path];
-      const change = planWhole(file, target, stat, owned?.sha256, p.fs);
+      const change = claim(p, path, target, file, planWhole(file, target, stat, owned?.sha256, p.fs));
       const owners = [file.agent, ...(file.sharedWith ?? []), ...others(p.selected, owned)];
       const entry = ownedFile(owners, "", octalMode(file.mode));
       p.record.files[path] = entry;
@@ -235,7 +266,13 @@ async function planLeftEntries(p: Planning): Promise<void> {
     };
     const target = symlinkTarget(path, p.fs);
     const coOwned = await loadCoOwned(p);
-    const change = planMerged(file, path, target, owned, coOwned, p.record, p.pending, p.fs);
+    const change = claim(
+      p,
+      path,
+      target,
+      file,
+      planMerged(file, path, target, owned, coOwned, p.record, p.pending, p.fs),
+    );
     if (change) p.changes.push(change);
     if (change?.action === "delete") p.deleted.push(path);
   }
@@ -254,6 +291,8 @@ function planLeftFiles(p: Planning): void {
     }
     // Nothing to delete in a folder that is gone (a provider's skills removed by hand).
     if (p.isDir(dirname(path)) === false) continue;
+    // Still rendered under another name (a symlinked folder leads there): it stays.
+    if (p.claimed.has(p.identity(path))) continue;
     let st: Stats | null;
     try {
       st = p.fs.lstat(path);
@@ -275,6 +314,61 @@ function planLeftFiles(p: Planning): void {
     });
     p.deleted.push(path);
   }
+}
+
+/**
+ * Two rendered paths can lead to one file on disk (`CLAUDE.md -> AGENTS.md`, or `~/.claude/skills`
+ * a symlink to `~/.agents/skills`): it is written once. The same bytes and mode are one change (the
+ * first path's, naming the other); anything else would make each apply undo the other, or write the
+ * file twice, so it is refused before anything is written. Returns the change to make, if any.
+ */
+function claim(
+  p: Planning,
+  path: string,
+  target: string,
+  file: TargetFile,
+  change: Change | null,
+): Change | null {
+  const key = p.identity(target);
+  const earlier = p.claimed.get(key);
+  if (!earlier) {
+    p.claimed.set(key, { path, file, change });
+    return change;
+  }
+  const same =
+    !file.merge &&
+    !earlier.file.merge &&
+    file.mode === earlier.file.mode &&
+    Buffer.from(file.content).equals(earlier.file.content);
+  const bothMerge = file.merge && earlier.file.merge;
+  if (same) {
+    if (earlier.change) earlier.change.aliases = [...(earlier.change.aliases ?? []), path];
+    return null;
+  }
+  if (bothMerge && !(change && earlier.change)) return change;
+  throw new KanonError(
+    `${earlier.path} (${earlier.file.agent}) and ${path} (${file.agent}) are one file on disk, ${target} (a symlink leads from one to the other), and kanon renders different content for them: make one of them a file of its own, or render it for one agent only; nothing was written`,
+  );
+}
+
+/**
+ * Which file a path is on disk: its folder by device and inode (symlinked folders resolved), then
+ * its name; a folder that does not exist yet by its parent's. Each folder is looked at once.
+ */
+function fileIdentity(fs: DestinationFs): (path: string) => string {
+  const dirs = new Map<string, string>();
+  const dirId = (dir: string): string => {
+    let id = dirs.get(dir);
+    if (id !== undefined) return id;
+    let st: Stats | null = null;
+    try {
+      st = fs.stat(dir);
+    } catch {}
+    id = st ? `${st.dev}:${st.ino}` : dirname(dir) === dir ? dir : `${dirId(dirname(dir))}/${basename(dir)}`;
+    dirs.set(dir, id);
+    return id;
+  };
+  return (path) => `${dirId(dirname(path))}/${basename(path)}`;
 }
 
 function planWhole(
@@ -458,6 +552,7 @@ function unneededDirs(
   gone: ReadonlySet<string>,
   record: OwnershipRecord,
   fs: DestinationFs,
+  shared: ReadonlySet<string>,
 ): { emptyDirs: string[]; kept: string[]; warnings: string[] } {
   if (touchedPaths.length === 0 || dirs.length === 0) return { emptyDirs: [], kept: [...dirs], warnings: [] };
   const needed = ancestors([...Object.keys(record.files), ...Object.keys(record.entries)]);
@@ -477,7 +572,7 @@ function unneededDirs(
       .map((e) => join(dir, e))
       .filter((p) => !gone.has(p) && !removable.has(p));
     if (foreign.length === 0) removable.add(dir);
-    else
+    else if (!shared.has(dir))
       for (const p of foreign)
         if (!candidates.includes(p)) warnings.push(`kept ${p}: kanon did not write it (so ${dir} stays)`);
   }

@@ -1,4 +1,4 @@
-/** The README table of kanon's continuity hooks per agent, from the same decisions `kanon hooks` shows. */
+/** The docs table of kanon's continuity hooks per agent, from the same decisions `kanon hooks` shows. */
 import { CONTINUITY_BUILTINS, continuityDecisions } from "../core/hooks/continuity.js";
 import { BUILTIN_PREFIX } from "../core/hooks/envelope.js";
 import { NEUTRAL_EVENTS } from "../core/hooks/vocabulary.js";

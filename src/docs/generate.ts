@@ -1,6 +1,7 @@
 /**
- * README sections generated from the capability manifests, so the docs cannot disagree with what
- * validate and render do. `npm run docs` rewrites them; a test fails when README.md is stale.
+ * Docs sections generated from the capability manifests, so the docs cannot disagree with what
+ * validate and render do. `npm run docs` rewrites them in README.md and docs/*.md, wherever a page
+ * holds a block's markers; a test fails when one is stale.
  */
 
 import { basename } from "node:path";
@@ -20,7 +21,6 @@ import {
 import { continuityHooksTable } from "./continuity.js";
 
 const BEGIN = (name: string) => `<!-- BEGIN GENERATED: ${name} (npm run docs) -->`;
-const END = (name: string) => `<!-- END GENERATED: ${name} -->`;
 
 const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
 const code = (s: string) => `\`${s}\``;
@@ -336,14 +336,54 @@ export function generatedSections(agents: readonly Agent[]): Record<string, stri
   };
 }
 
-/** README with every generated section replaced; throws if a marker is missing. */
-export function updateReadme(readme: string, sections: Record<string, string>): string {
-  let out = readme;
-  for (const [name, body] of Object.entries(sections)) {
-    const start = out.indexOf(BEGIN(name));
-    const end = out.indexOf(END(name));
-    if (start < 0 || end < start) throw new Error(`README.md has no generated section "${name}"`);
-    out = `${out.slice(0, start)}${BEGIN(name)}\n${body}\n${out.slice(end)}`;
+/** A marker is a line of its own (so that a page may quote one in its text). */
+const MARKER = /^<!-- (BEGIN|END) GENERATED: (\S+?)(?: \(npm run docs\))? -->$/gm;
+
+/**
+ * One page with each generated block replaced by the section of its name, and the names of the
+ * blocks it holds. Throws, naming the page, on a block of an unknown name or one whose END marker is
+ * missing or misplaced.
+ */
+function updatePage(file: string, text: string, sections: Record<string, string>): [string, string[]] {
+  const found: string[] = [];
+  let out = "";
+  let at = 0;
+  let open: string | undefined;
+  for (const m of text.matchAll(MARKER)) {
+    const [marker, edge, name = ""] = m;
+    if (edge === "BEGIN") {
+      if (open) throw new Error(`${file}: generated section "${open}" has no END marker`);
+      if (!Object.hasOwn(sections, name)) throw new Error(`${file}: unknown generated section "${name}"`);
+      if (marker !== BEGIN(name)) throw new Error(`${file}: write the marker as ${BEGIN(name)}`);
+      out += `${text.slice(at, m.index)}${BEGIN(name)}\n${sections[name]}\n`;
+      open = name;
+    } else {
+      if (name !== open) throw new Error(`${file}: END marker of "${name}" without its BEGIN`);
+      at = m.index;
+      found.push(name);
+      open = undefined;
+    }
   }
+  if (open) throw new Error(`${file}: generated section "${open}" has no END marker`);
+  return [out + text.slice(at), found];
+}
+
+/**
+ * The docs pages (file name → text) with every generated block replaced, wherever a page holds it:
+ * moving a block to another page is moving its two markers. Throws when a section is on no page.
+ */
+export function updateGenerated(
+  pages: Record<string, string>,
+  sections: Record<string, string>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const placed = new Set<string>();
+  for (const [file, text] of Object.entries(pages)) {
+    const [next, found] = updatePage(file, text, sections);
+    out[file] = next;
+    for (const name of found) placed.add(name);
+  }
+  const missing = Object.keys(sections).filter((name) => !placed.has(name));
+  if (missing.length > 0) throw new Error(`no docs page has the generated section "${missing.join('", "')}"`);
   return out;
 }

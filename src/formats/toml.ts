@@ -63,6 +63,21 @@ export function encodeTomlString(text: string): string {
   return needsBasicString(text) ? basicString(text) : `'${text}'`;
 }
 
+/**
+ * A text of several lines as a multi-line literal string (`'''` and a newline, the text as it is,
+ * `'''`), which a reader sees as written; a one-line text, or one a literal cannot hold (`'''`, a
+ * control character, a CR not before LF, or an ending `'`), as encodeTomlString writes it.
+ */
+export function encodeTomlMultiline(text: string): string {
+  const literal =
+    text.includes("\n") &&
+    !text.includes("'''") &&
+    !text.endsWith("'") &&
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+    !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|\r(?!\n)/.test(text);
+  return literal ? `'''\n${text}'''` : encodeTomlString(text);
+}
+
 function needsBasicString(text: string): boolean {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   return /['\u0000-\u0008\u000a-\u001f\u007f]/.test(text);

@@ -11,6 +11,13 @@ export interface KanonConfig {
   skills: SkillEntry[];
   mcp: { servers: Record<string, McpServer> };
   hooks: HookEntry[];
+  /** Entries that target, disable or rename the slash commands of the home's `commands/` folder. */
+  commands?: ItemEntry[];
+  /**
+   * Entries for the subagents of the home's `agents/` folder (the key `agents:` is the list of agents
+   * the home renders for, so this section is `subagents:`).
+   */
+  subagents?: ItemEntry[];
   /** The envelope of every command hook that does not say its own: `native` (the default) or `neutral`. */
   hooks_envelope?: HookEnvelope;
   /** kanon's own hooks for cross-agent continuity (waypoint re-anchor, position, pause). */
@@ -73,6 +80,19 @@ export interface SkillEntry {
   git?: GitSource;
   include?: string[];
   exclude?: string[];
+  targets?: string[];
+  enabled?: boolean;
+}
+
+/**
+ * A `commands:` or `subagents:` entry, shaped like a local skill's: `name` adjusts the file of that
+ * name (`commands/<name>.md`); with `path`, the item is read from that file and renders as `name`
+ * (a file of the folder named so renders under the entry's name only).
+ */
+export interface ItemEntry {
+  name?: string;
+  path?: string;
+  /** Replace the file's own `targets` (front matter). */
   targets?: string[];
   enabled?: boolean;
 }

@@ -1,6 +1,6 @@
 /**
  * The capability manifest: everything kanon knows about one agent, as data. Shared code (validate,
- * render, the hook support check, status, import, the README tables) reads these records and never
+ * render, the hook support check, status, import, the docs tables) reads these records and never
  * asks which agent it is looking at. Adding an agent means adding one folder under src/agents/ with a
  * manifest and a small render function, and registering it in src/agents/index.ts.
  */
@@ -113,7 +113,7 @@ export interface EventSupport {
   exactValue?: boolean;
   /**
    * Where this event (or a part of it, e.g. OpenCode 2's binding) was verified differently from the
-   * manifest's `verified`: read but not run, or docs only. The README shows it as a footnote.
+   * manifest's `verified`: read but not run, or docs only. The docs show it as a footnote.
    */
   verified?: Verified;
   notes?: string;
@@ -257,7 +257,7 @@ export interface HookCapabilities {
    * that nothing in them is expanded early, or leaves the hook out when it cannot.
    */
   expandsVariables?: boolean;
-  /** Free-form runtime notes for the README (shell, env, stdin). */
+  /** Free-form runtime notes for the docs (shell, env, stdin). */
   runtime: string[];
   /** How hooks with the neutral envelope are translated in and out. */
   envelope: EnvelopeCapabilities;
@@ -267,6 +267,107 @@ export interface SkillCapabilities {
   root: ScopedPath;
   /** How a git provider's child skill is named: `<provider>:<child>` or a slug of `<provider>-<child>`. */
   providerNaming: "namespaced" | "slug";
+}
+
+/**
+ * An agent without a section's feature (no slash commands, no subagents), or without it in a scope:
+ * every item of the section is reported for it (a warning, an error for an explicit target).
+ */
+export interface Lacks {
+  verified: Verified;
+  /** What the agent has instead, or that it has nothing, for messages and the docs. */
+  lacks: string;
+}
+
+/** How one neutral field of a command or subagent reaches the agent's file. */
+export type ItemFieldSupport =
+  /** Written under `name` in the agent's front matter (or TOML key). */
+  | { support: "native"; name: string }
+  /**
+   * Not written, and the item still does what it says: the field only changes what the user sees
+   * (a hint while typing). `kanon commands` notes it.
+   */
+  | { support: "dropped"; why: string }
+  /** The agent cannot say it: the item is left out (a warning, an error for an explicit target). */
+  | { support: "none"; why: string };
+
+/**
+ * How the agent spells a command's arguments in its body. Neutral `$ARGUMENTS` is the whole argument
+ * string and `$1`…`$9` the arguments one by one (1-based); a placeholder the agent has no spelling
+ * for leaves the command out for it.
+ */
+export interface ArgumentSpelling {
+  /** The whole argument string (`$ARGUMENTS`, `{{args}}`); null: the agent has none. */
+  all: string | null;
+  /**
+   * The n-th argument: `{n}` in `spelling` is replaced by the native index, counted from `base`
+   * (Claude Code's `$0` is the first argument). `restToLast`: the highest-numbered placeholder in a
+   * body also takes the arguments after it (OpenCode). null: the agent has no positional arguments.
+   */
+  positional: { spelling: string; base: 0 | 1; restToLast?: true } | null;
+  /**
+   * Text the agent replaces that is no neutral placeholder (Claude Code's `$0`, Gemini CLI's
+   * `{{args}}`): a regex, what the agent does with it, and the `escape` written before it so that the
+   * agent leaves it as written; without one, a body holding it is left out for the agent.
+   */
+  reserved?: { pattern: string; does: string; escape?: string };
+  /** What the agent does with arguments when the body has no placeholder, for the docs. */
+  unplaced: string;
+}
+
+/** Text in a body that the agent acts on when it reads the file: noted for every item whose body has it. */
+export interface BodyNote {
+  pattern: string;
+  note: string;
+}
+
+/** Names the agent takes (a regex), and how to say them in a message. */
+export interface NameRule {
+  pattern: string;
+  say: string;
+}
+
+/** A file kanon writes per item: Markdown with YAML front matter, or TOML (`prompt`: the key of the body). */
+export type ItemFormat = { kind: "markdown" } | { kind: "toml"; prompt: string };
+
+interface ItemCapabilities {
+  verified: Verified;
+  /** The folder per scope (null: none in that scope); an item's file is `<name><extension>` in it. */
+  root: ScopedPath;
+  extension: string;
+  format: ItemFormat;
+  /** The names the agent takes; absent: every name kanon takes. */
+  names?: NameRule;
+  /** Conditions outside kanon's control before the agent uses a rendered file (a trusted project). */
+  gates?: Gate[];
+  bodyNotes?: BodyNote[];
+  /** How it is used, for the docs. */
+  invoke: string;
+  notes?: string[];
+}
+
+export interface CommandCapabilities extends ItemCapabilities {
+  fields: { description: ItemFieldSupport; "argument-hint": ItemFieldSupport };
+  arguments: ArgumentSpelling;
+}
+
+export interface SubagentCapabilities extends ItemCapabilities {
+  /** The key that names the subagent in its file (it is the agent's name for it); absent: the file name. */
+  nameField?: string;
+  /** Keys written on every subagent (OpenCode's `mode: subagent`). */
+  fixed?: Record<string, string>;
+  fields: { description: ItemFieldSupport; tools: ItemFieldSupport; model: ItemFieldSupport };
+  /**
+   * How a tool list is written: one comma-separated string, a list, or a map of tool → true that
+   * switches off each of `off` not listed (OpenCode's `tools`).
+   */
+  toolList: "comma" | "list" | { map: readonly string[] };
+  /** Neutral (Claude Code) tool name → the agent's names for it; a tool missing here is one it lacks. */
+  tools: Record<string, string[]>;
+  /** The model names the agent takes; absent: any. */
+  models?: NameRule;
+  /** The value that runs the subagent on the calling agent's model; null: writing no model says it. */
+  inherit: string | null;
 }
 
 /** The neutral MCP server fields an agent's entry can carry (kanon.yaml's names, in its order). */
@@ -424,6 +525,10 @@ export interface AgentManifest {
   skills: SkillCapabilities;
   mcp: McpCapabilities;
   hooks: HookCapabilities;
+  /** Slash commands (reusable prompts): where and how the agent reads them, or that it has none. */
+  commands: CommandCapabilities | Lacks;
+  /** Subagents: where and how the agent reads them, or that it has none. */
+  subagents: SubagentCapabilities | Lacks;
   /** Absent: `kanon import` reports the agent as not importable. */
   import?: ImportData;
 }

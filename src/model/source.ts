@@ -36,6 +36,42 @@ export interface LocalSkill {
   files: TreeFile[];
 }
 
+/** What every command and subagent of the home has, as loaded from its file. */
+interface ItemBase {
+  name: string;
+  /** The file as messages name it: relative to the home (`commands/review.md`), or as kanon.yaml writes it. */
+  file: string;
+  /** The agents it is for (kanon.yaml's entry, else the front matter); undefined: every agent. */
+  targets: string[] | undefined;
+  /**
+   * Where each front-matter field is written, and `file` (its first line), as message prefixes
+   * (`commands/review.md:4:1: `); `targets` may point into kanon.yaml (`kanon.yaml:12:5: `).
+   */
+  at: Readonly<Record<string, string>> & { file: string };
+  description?: string;
+  /** The prompt (a command's) or the system prompt (a subagent's), as written after the front matter. */
+  body: string;
+  /** The line of the file where the body starts, for messages about it. */
+  bodyLine: number;
+}
+
+/** A slash command: `commands/<name>.md`. */
+export interface CommandItem extends ItemBase {
+  kind: "command";
+  argumentHint?: string;
+}
+
+/** A subagent: `agents/<name>.md`. */
+export interface SubagentItem extends ItemBase {
+  kind: "subagent";
+  /** Neutral (Claude Code) tool names. */
+  tools?: string[];
+  /** One model name for every agent, or one per agent id (an agent missing there gets none). */
+  model?: string | Readonly<Record<string, string>>;
+}
+
+export type Item = CommandItem | SubagentItem;
+
 export interface InstructionText {
   text: string;
   targets: string[] | undefined;

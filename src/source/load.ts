@@ -134,6 +134,8 @@ export function normalizeConfig(raw: Partial<KanonConfig>): KanonConfig {
     skills: (raw.skills ?? []).map((s) => s ?? ({} as SkillEntry)),
     mcp: { servers: (raw.mcp?.servers ?? {}) as Record<string, McpServer> },
     hooks: (raw.hooks ?? []).map((h) => ({ ...(h ?? {}), name: h?.name ?? "" }) as HookEntry),
+    ...(raw.commands ? { commands: raw.commands.map((e) => e ?? {}) } : {}),
+    ...(raw.subagents ? { subagents: raw.subagents.map((e) => e ?? {}) } : {}),
     ...(raw.hooks_envelope ? { hooks_envelope: raw.hooks_envelope } : {}),
     ...(raw.continuity ? { continuity: raw.continuity } : {}),
     ...(raw.stages ? { stages: raw.stages } : {}),

@@ -118,7 +118,7 @@ export function kanonSchema(
       version: int("Schema version: 1 (required)."),
       agents: list(
         str(undefined, { enum: agentIds }),
-        "Agents this home renders for; without this list, the agents that are on by default (see the README). --agent may still name any agent.",
+        "Agents this home renders for; without this list, the agents that are on by default (see docs/agents.md). --agent may still name any agent.",
       ),
       instructions: obj(
         {
@@ -157,6 +157,18 @@ export function kanonSchema(
           enabled: bool("false skips the entry everywhere."),
         }),
         "Local skill overrides and git skill providers.",
+      ),
+      commands: itemEntries(
+        t,
+        "command",
+        "commands",
+        "Slash commands (reusable prompts), one file each in commands/: entries target, disable or rename them.",
+      ),
+      subagents: itemEntries(
+        t,
+        "subagent",
+        "agents",
+        "Subagents (named agents with their own prompt, tools and model), one file each in agents/: entries target, disable or rename them.",
       ),
       mcp: obj(
         {
@@ -236,6 +248,60 @@ export function kanonSchema(
       metadata: map(str(), "Free-form string metadata; never rendered."),
     },
   };
+}
+
+/** `commands:` and `subagents:`: entries shaped like a local skill's. */
+function itemEntries(targets: Schema, what: string, folder: string, description: string): Schema {
+  return list(
+    obj({
+      name: str(`The ${what}'s name: adjusts ${folder}/<name>.md, or names the file at path.`),
+      path: str(
+        `The ${what}'s file (default ${folder}/<name>.md); a file of ${folder}/ named here renders under this entry's name only.`,
+      ),
+      targets: { ...targets, description: `Agents to render for; replaces the file's own targets.` },
+      enabled: bool(`false: the ${what} is not rendered for any agent.`),
+    }),
+    description,
+  );
+}
+
+/**
+ * The front matter of a command file (`commands/<name>.md`); its body is the prompt, where
+ * `$ARGUMENTS` is the whole argument string and `$1`…`$9` the arguments one by one.
+ */
+export function commandFrontMatter(agentIds: string[]): Schema {
+  return obj(
+    {
+      description: str("What the command does (shown in the agent's command list)."),
+      "argument-hint": str("The arguments it takes, shown while typing it (e.g. [file] [focus])."),
+      targets: targets(agentIds),
+    },
+    "A slash command: front matter, then the prompt.",
+  );
+}
+
+/** The front matter of a subagent file (`agents/<name>.md`); its body is the subagent's system prompt. */
+export function subagentFrontMatter(agentIds: string[]): Schema {
+  return obj(
+    {
+      description: str("When to use the subagent (required: the agent delegates by it)."),
+      tools: list(
+        str(),
+        "The tools it may use, by Claude Code's names (Read, Grep, Bash, …); absent: every tool.",
+      ),
+      model: {
+        kind: "stringOr",
+        object: {
+          kind: "object",
+          fields: Object.fromEntries(agentIds.map((id) => [id, str(`The model on ${id}.`)])),
+        },
+        description:
+          "The model it runs on, as the agent names it: one name, or one per agent (an agent not named gets none); inherit: the calling agent's model.",
+      },
+      targets: targets(agentIds),
+    },
+    "A subagent: front matter, then its system prompt.",
+  );
 }
 
 /** `continuity:`, `stages:` and `stage_hooks:` (cross-agent continuity; see `kanon waypoint` and `kanon stage`). */

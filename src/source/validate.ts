@@ -25,6 +25,7 @@ import {
   NEUTRAL_HANDLERS,
   neutralHandler,
 } from "../core/hooks/vocabulary.js";
+import { decideItem, type ItemDecision, itemError, itemWarning } from "../core/items.js";
 import { decideServer, type McpDecision } from "../core/mcp.js";
 import { serverFor } from "../core/mcp-overrides.js";
 import { nameProblem, segmentProblem } from "../core/names.js";
@@ -38,6 +39,7 @@ import type { Scope } from "../model/types.js";
 import { gitSkillEntryErrors, gitUrlEnvErrors } from "../providers/validate.js";
 import { closest } from "./did-you-mean.js";
 import { homePathProblem, homeRead } from "./home-files.js";
+import { type LoadedItems, loadItems } from "./items.js";
 import { resolveHomePath } from "./load.js";
 import { continuityErrors } from "./validate-continuity.js";
 
@@ -49,6 +51,10 @@ export interface Validation {
   decisions: HookDecision[];
   /** Every MCP server × targeted agent decision (enabled servers, in name order, then agent order). */
   mcp: McpDecision[];
+  /** Every command and subagent × targeted agent decision (commands, then subagents, in name order, then agent order). */
+  items: ItemDecision[];
+  /** The commands and subagents of the home, and the names kanon.yaml disables. */
+  sections: Pick<LoadedItems, "items" | "disabled">;
 }
 
 /** `kanon.yaml:LINE:COL` of the value at a path of keys and list indexes (source/decode.ts). */
@@ -98,6 +104,8 @@ export async function validateConfig(
     ...skillErrors(check),
     ...skillFolderErrors(config, paths),
   ];
+  const items = await checkItems(check, scope, rendered);
+  errors.push(...items.errors);
   const servers = checkServers(check, rendered);
   errors.push(...servers.errors);
   const hookCheck = checkHooks(config, agents, targetNames, at);
@@ -105,13 +113,50 @@ export async function validateConfig(
   const options = { envelope: config.hooks_envelope, ...(machine ? { machine } : {}) };
   const hooks = decideHooks(check, scope, hookCheck, options, rendered);
   errors.push(...hooks.errors, ...continuityErrors(config, at), ...gitUrlEnvErrors(config, env));
-  const warnings = [...hookCheck.warnings];
+  const warnings = [...items.warnings, ...hookCheck.warnings];
   for (const w of unsetEnvWarnings(config, env)) {
     warnings.push(
       `${locate ? `${locate(w.path)}:` : w.label} references unset environment variable ${w.name}`,
     );
   }
-  return { errors, warnings, decisions: hooks.decisions, mcp: servers.decisions };
+  return {
+    errors,
+    warnings,
+    decisions: hooks.decisions,
+    mcp: servers.decisions,
+    items: items.decisions,
+    sections: { items: items.loaded.items, disabled: items.loaded.disabled },
+  };
+}
+
+/**
+ * The home's commands and subagents, read and checked, then what each agent they target gets of them
+ * (an error when an explicit target gets nothing). Decided for the rendered agents, and for any
+ * agent an item names in its targets.
+ */
+async function checkItems(
+  { config, paths, agents, at }: Check,
+  scope: Scope["kind"],
+  rendered: ReadonlySet<string> | undefined,
+): Promise<{ errors: string[]; warnings: string[]; decisions: ItemDecision[]; loaded: LoadedItems }> {
+  const loaded = await loadItems(
+    config,
+    paths,
+    agents.map((a) => a.manifest.id),
+    at,
+  );
+  const errors = [...loaded.errors];
+  const decisions: ItemDecision[] = [];
+  for (const item of loaded.items)
+    for (const agent of agents) {
+      const id = agent.manifest.id;
+      if (rendered && !rendered.has(id) && !isExplicit(item.targets, id)) continue;
+      const d = decideItem(item, agent.manifest, scope);
+      if (!d) continue;
+      decisions.push(d);
+      if (d.missing && d.explicit) errors.push(itemError(d));
+    }
+  return { errors, warnings: loaded.warnings, decisions, loaded };
 }
 
 /** The file's version, and the agents it lists. */
@@ -434,6 +479,12 @@ export function serverWarnings(decisions: readonly McpDecision[], agents: readon
             (l) => `mcp server ${JSON.stringify(d.server)}: ${l.field} is left out for ${d.agent}: ${l.why}`,
           ),
     );
+}
+
+/** One `warning:` line per command or subagent left out for an agent it targets implicitly, for the agents being rendered. */
+export function itemWarnings(decisions: readonly ItemDecision[], agents: readonly Agent[]): string[] {
+  const ids = new Set(agents.map((a) => a.manifest.id));
+  return decisions.filter((d) => d.missing && !d.explicit && ids.has(d.agent)).map(itemWarning);
 }
 
 /** One `warning:` line per hook left out for an agent it targets implicitly, for the agents being rendered. */

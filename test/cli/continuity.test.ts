@@ -73,6 +73,11 @@ describe("kanon waypoint", () => {
     const json = JSON.parse((await k(["waypoint", "show", "--json"])).stdout);
     expect(json).toEqual({
       root: project(),
+      revision: 2,
+      path: ["release-2", "execute"],
+      status: "in progress",
+      next: "fix the parser",
+      why: "the release waits for it",
       waypoint: waypointFile(),
       pause: null,
       handoffs: [],
@@ -84,6 +89,33 @@ describe("kanon waypoint", () => {
     });
     expect((await k(["waypoint", "show", "--block"])).stdout).toBe("");
     expect((await k(["waypoint", "show", "--position"])).stdout).toBe("");
+  });
+
+  it("--json: revision, path, status, next and why at the top level, the waypoint file under waypoint", async () => {
+    const json = async () => JSON.parse((await k(["waypoint", "show", "--json"])).stdout);
+    const none = { revision: null, path: [], status: null, next: null, why: null, waypoint: null };
+    expect(await json()).toMatchObject(none);
+    await k(["waypoint", "set", "--path", "p1/plan", "--next", "write the plan"]);
+    await k(["waypoint", "pause", "--reason", "lunch"]);
+    const set = await json();
+    expect(Object.keys(set)).toEqual([
+      "root",
+      "revision",
+      "path",
+      "status",
+      "next",
+      "why",
+      "waypoint",
+      "pause",
+      "handoffs",
+      "reminder",
+    ]);
+    expect(set).toMatchObject({ revision: 1, path: ["p1", "plan"], status: null, next: "write the plan" });
+    expect(set.waypoint).toEqual(waypointFile());
+    expect(set.pause).toMatchObject({ reason: "lunch" });
+    // A cleared waypoint keeps its revision: the number a script compares goes on growing.
+    await k(["waypoint", "clear"]);
+    expect(await json()).toMatchObject({ ...none, revision: 2, waypoint: waypointFile() });
   });
 
   it("works in the --project folder, with or without a Kanon home", async () => {

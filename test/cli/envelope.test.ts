@@ -59,23 +59,15 @@ describe("apply", () => {
   it("the runner it wrote runs: the envelope in, additionalContext out", async () => {
     s.writeHome(HOME);
     await s.k("apply", "--yes");
+    // The handler as written, run as Claude runs exec form (test/runner/as-agents-run.test.ts: in full).
+    const handler = JSON.parse(s.read(".claude/settings.json")).hooks.SessionStart[0].hooks[0];
     const native = { session_id: "s", cwd: s.work, hook_event_name: "SessionStart", source: "startup" };
-    const r = spawnSync(
-      process.execPath,
-      [
-        join(s.home, RUNNER),
-        "claude",
-        "SessionStart",
-        "anchor",
-        "--max",
-        "4800",
-        "--timeout",
-        "10",
-        "--sh",
-        "echo anchored",
-      ],
-      { input: JSON.stringify(native), encoding: "utf8", env: { PATH: process.env.PATH, HOME: s.home } },
-    );
+    const r = spawnSync(handler.command, handler.args, {
+      input: JSON.stringify(native),
+      encoding: "utf8",
+      cwd: s.work,
+      env: { PATH: process.env.PATH, HOME: s.home },
+    });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "anchored" },
@@ -132,6 +124,28 @@ describe("the runner and the destination boundary", () => {
     expect((await k("diff")).stdout).toContain(`DELETE ${path} (`);
     expect((await k("apply", "--yes")).status).toBe(0);
     expect(existsSync(path)).toBe(false);
+  });
+
+  it("removing one root's runner keeps the other's quietly: kanon's data folder is shared by its roots", async () => {
+    s.writeHome(HOME);
+    const project = join(s.work, "project");
+    mkdirSync(project);
+    const user = (...args: string[]) => s.k("--agent", "claude", ...args);
+    const proj = (...args: string[]) => s.k("--project", project, "--agent", "claude", ...args);
+    expect((await user("apply", "--yes")).status).toBe(0);
+    expect((await proj("apply", "--yes")).status).toBe(0);
+    s.writeHome(HOME.replace("envelope: neutral", "envelope: native"));
+    // The user's runner goes; the project's, beside it under projects/, is no file of the user's.
+    expect(await user("apply", "--yes")).toMatchObject({ status: 0, stderr: "" });
+    expect(s.exists(RUNNER)).toBe(false);
+    expect(readdirSync(join(s.home, ".local/share/kanon/projects"))).toHaveLength(1);
+    // And the other way round: the project's goes, the user's stays, both without a word.
+    s.writeHome(HOME);
+    expect((await user("apply", "--yes")).status).toBe(0);
+    s.writeHome(HOME.replace("envelope: neutral", "envelope: native"));
+    expect(await proj("apply", "--yes")).toMatchObject({ status: 0, stderr: "" });
+    expect(existsSync(join(s.home, ".local/share/kanon/projects"))).toBe(false);
+    expect(s.exists(RUNNER)).toBe(true);
   });
 
   it("the record may name the runner where an earlier XDG_DATA_HOME put it", async () => {

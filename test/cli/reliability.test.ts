@@ -1,6 +1,7 @@
 /**
- * The README's reliability promises through kanon's command line: leftovers of an interrupted apply,
- * bytes that are not UTF-8, and kanon.yaml values that used to crash or change silently.
+ * The docs' reliability promises (docs/ownership.md, docs/configuration.md) through kanon's command
+ * line: leftovers of an interrupted apply, bytes that are not UTF-8, and kanon.yaml values that used
+ * to crash or change silently.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

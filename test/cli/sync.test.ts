@@ -187,21 +187,25 @@ describe("two machines", () => {
     expect((await kb("status")).stdout).toMatch(/1 ahead, 1 behind .*diverged/);
   });
 
-  it("update -n changes nothing, the home included: it does not pull, and says so", async () => {
+  it("update -n fetches and shows the incoming diff, moving neither the home nor the agents' files", async () => {
     publishFromA();
     expect((await kb("init", remote)).status).toBe(0);
     expect((await kb("apply", "--yes")).status).toBe(0);
     commitOnA("# dry\n");
     expect((await ka("push")).status).toBe(0);
-    git(b, homeB, "fetch", "--quiet");
     const head = git(b, homeB, "rev-parse", "HEAD");
+    const agentsMd = readFileSync(join(b.home, ".codex/AGENTS.md"), "utf8");
     const r = await kb("update", "-n");
     expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Dry run: fetched 1 commit\(s\) from origin\/\S+ \(up to [0-9a-f]{7}\); /);
+    expect(r.stdout).toContain("+# dry\n");
     expect(r.stdout).toMatch(
-      /^Dry run: not pulling; what apply would change with the home as it is now \(1 commit\(s\) behind origin\/\S+ as of the last fetch, which a real update pulls first\):\nNo changes\.\n$/,
+      /Dry run: kanon update would apply 3 file change\(s\); nothing pulled or written\.\n$/,
     );
     expect(git(b, homeB, "rev-parse", "HEAD")).toBe(head);
+    expect(git(b, homeB, "rev-parse", "@{upstream}")).not.toBe(head);
     expect(readFileSync(join(homeB, "instructions/shared.md"), "utf8")).not.toBe("# dry\n");
+    expect(readFileSync(join(b.home, ".codex/AGENTS.md"), "utf8")).toBe(agentsMd);
     // The real update pulls and applies.
     expect((await kb("update", "--yes")).stdout).toContain("Applied 3 file change(s).\n");
     expect(readFileSync(join(b.home, ".codex/AGENTS.md"), "utf8")).toContain("# dry");

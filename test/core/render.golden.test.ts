@@ -26,7 +26,7 @@ import type { MergeSpec, Scope, TargetFile } from "../../src/model/types.js";
 import { loadLock } from "../../src/providers/lock-file.js";
 import { loadConfig, resolvePaths } from "../../src/source/load.js";
 import { loadSource } from "../../src/source/source.js";
-import { hookWarnings, serverWarnings, validateConfig } from "../../src/source/validate.js";
+import { hookWarnings, itemWarnings, serverWarnings, validateConfig } from "../../src/source/validate.js";
 import { pluginGoldenForm } from "../agents/opencode/helpers.js";
 import { ROOT } from "../support/cli.js";
 
@@ -91,6 +91,7 @@ async function render(
     agents: AGENTS,
     decisions: validation.decisions,
     mcp: validation.mcp,
+    items: validation.items,
   });
   return {
     files,
@@ -99,6 +100,7 @@ async function render(
       ...validation.warnings,
       ...hookWarnings(validation.decisions, AGENTS),
       ...serverWarnings(validation.mcp, AGENTS),
+      ...itemWarnings(validation.items, AGENTS),
     ],
   };
 }

@@ -1,4 +1,4 @@
-/** The README's Development section states the layer order that `npm run deps` enforces. */
+/** docs/development.md states the layer order that `npm run deps` enforces. */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,10 +8,11 @@ import { ROOT } from "../support/cli.js";
 describe("layers", () => {
   const folders = LAYERS.flat();
 
-  it("are listed in the README in the order the checker enforces", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const start = readme.indexOf("```\nsrc/\n");
-    const block = readme.slice(start, readme.indexOf("```", start + 3));
+  it("are listed in docs/development.md in the order the checker enforces", () => {
+    const page = readFileSync(join(ROOT, "docs/development.md"), "utf8");
+    const start = page.indexOf("```\nsrc/\n");
+    expect(start).toBeGreaterThanOrEqual(0);
+    const block = page.slice(start, page.indexOf("```", start + 3));
     // "  cli/, docs/    the entry points…" → cli, docs; "  agents/<id>/   one folder…" → agents
     const listed = block
       .split("\n")

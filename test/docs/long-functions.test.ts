@@ -1,5 +1,5 @@
 /**
- * No function in src/ runs over 100 lines unless its opening comment says why (README, Development):
+ * No function in src/ runs over 100 lines unless its opening comment says why (docs/development.md):
  * the comment must contain "Long because". Lines are counted with the TypeScript parser, from the
  * function's first token (its comment not included) to its closing brace.
  */

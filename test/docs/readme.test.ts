@@ -1,30 +1,37 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+/** The README and the docs/ pages: what they state that the code decides, and their links. */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/agents/index.js";
-import { generatedSections, updateReadme } from "../../src/docs/generate.js";
+import { generatedSections, updateGenerated } from "../../src/docs/generate.js";
+import { readDocPages } from "../../src/docs/pages.js";
 import { ROOT, sandbox } from "../support/cli.js";
 
 const s = sandbox();
 afterAll(() => s.cleanup());
 
-describe("README", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const pages = readDocPages(ROOT);
+const readme = pages["README.md"]!;
+/** A fenced block, indented or not: no links or headings in it. */
+const FENCED = /^([ \t]*)```[\s\S]*?^\1```/gm;
+/** The page of the tables generated from the agents' manifests. */
+const agents = pages["docs/agents.md"]!;
 
-  it("has the hook tables generated from the manifests (run `npm run docs` when this fails)", () => {
-    expect(updateReadme(readme, generatedSections(AGENTS))).toBe(readme);
+describe("the docs", () => {
+  it("have the tables generated from the manifests (run `npm run docs` when this fails)", () => {
+    expect(updateGenerated(pages, generatedSections(AGENTS))).toEqual(pages);
   });
 
   it("names every agent's verified version in the support table", () => {
     for (const a of AGENTS)
-      expect(readme).toContain(`${a.manifest.displayName} ${a.manifest.hooks.verified.version}`);
+      expect(agents).toContain(`${a.manifest.displayName} ${a.manifest.hooks.verified.version}`);
   });
 
   it("footnotes every event row verified differently from its agent's manifest", () => {
     for (const a of AGENTS) {
       for (const [event, support] of Object.entries(a.manifest.hooks.events)) {
-        if (!support.verified || !readme.includes(`| \`${event}\`:`)) continue;
-        const note = readme
+        if (!support.verified || !agents.includes(`| \`${event}\`:`)) continue;
+        const note = agents
           .split("\n")
           .find((l) => l.startsWith(`[^${a.manifest.id}-`) && l.includes(`\`${event}\``));
         expect(note, `${a.manifest.id} ${event}`).toContain(support.verified.how);
@@ -34,7 +41,7 @@ describe("README", () => {
 
   it('lists every agent\'s files in "Where files go", and whether it is on by default', () => {
     for (const a of AGENTS) {
-      const row = readme.split("\n").find((l) => l.startsWith(`| ${a.manifest.displayName} |`));
+      const row = agents.split("\n").find((l) => l.startsWith(`| ${a.manifest.displayName} |`));
       expect(row, a.manifest.id).toContain(`~/${a.manifest.hooks.file.user}`);
       expect(row).toContain(a.manifest.defaultOn ? "| yes |" : "list it in `agents:`");
     }
@@ -43,13 +50,13 @@ describe("README", () => {
   it("states every manifest fact about blocking, hook output and notes", () => {
     for (const { manifest } of AGENTS) {
       for (const e of Object.values(manifest.hooks.events)) {
-        if (e.block.can) expect(readme).toContain(e.block.effect);
-        if (e.context) expect(readme).toContain(e.context.channel);
-        if (e.notes) expect(readme).toContain(e.notes);
+        if (e.block.can) expect(agents).toContain(e.block.effect);
+        if (e.context) expect(agents).toContain(e.context.channel);
+        if (e.notes) expect(agents).toContain(e.notes);
       }
       for (const h of Object.values(manifest.hooks.handlers))
         for (const f of Object.values(h.fields))
-          if (f.support === "native" && f.notes) expect(readme).toContain(f.notes);
+          if (f.support === "native" && f.notes) expect(agents).toContain(f.notes);
     }
   });
 
@@ -74,5 +81,70 @@ describe("README", () => {
       expect(help.status).toBe(0);
       for (const flag of rest.match(/--[a-z-]+|-n\b/g) ?? []) expect(help.stdout).toContain(flag);
     }
+  });
+
+  it("keep the README short: a guide, with the rest under docs/", () => {
+    // A newcomer reads it in a few minutes; a topic of its own is a page of docs/.
+    expect(readme.split("\n").length).toBeLessThan(300);
+    for (const file of Object.keys(pages).filter((f) => f !== "README.md"))
+      expect(readme, `the README's index links ${file}`).toContain(`](${file})`);
+  });
+
+  it("link only to files and headings that exist", () => {
+    const broken: string[] = [];
+    for (const [file, text] of Object.entries(pages)) {
+      const prose = text.replace(FENCED, "").replace(/`[^`\n]*`/g, "");
+      for (const [, target = ""] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue; // https://…
+        const [path = "", anchor] = target.split("#");
+        const to = path === "" ? file : join(dirname(file), path);
+        if (!existsSync(join(ROOT, to))) broken.push(`${file}: ${target} (no ${to})`);
+        else if (anchor !== undefined && !anchors(readFileSync(join(ROOT, to), "utf8")).includes(anchor))
+          broken.push(`${file}: ${target} (no heading #${anchor} in ${to})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens. */
+function anchors(markdown: string): string[] {
+  const seen = new Map<string, number>();
+  const prose = markdown.replace(FENCED, "");
+  return [...prose.matchAll(/^#{1,6} (.+)$/gm)].map(([, heading = ""]) => {
+    const slug = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/ /g, "-");
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    return n === 0 ? slug : `${slug}-${n}`;
+  });
+}
+
+describe("npm run docs", () => {
+  const block = (name: string, body: string) =>
+    `<!-- BEGIN GENERATED: ${name} (npm run docs) -->\n${body}\n<!-- END GENERATED: ${name} -->`;
+
+  it("rewrites a generated block on whichever page holds it, by name", () => {
+    const pages = { "README.md": "# kanon\n", "docs/a.md": `# A\n\n${block("t", "old")}\n\ntext\n` };
+    expect(updateGenerated(pages, { t: "new" })).toEqual({
+      "README.md": "# kanon\n",
+      "docs/a.md": `# A\n\n${block("t", "new")}\n\ntext\n`,
+    });
+    const moved = { "README.md": `${block("t", "old")}\n`, "docs/a.md": "# A\n" };
+    expect(updateGenerated(moved, { t: "new" })["README.md"]).toBe(`${block("t", "new")}\n`);
+  });
+
+  it("refuses a block of an unknown name, one without its END, and a section on no page", () => {
+    expect(() => updateGenerated({ "docs/a.md": block("zz", "") }, {})).toThrow(
+      'docs/a.md: unknown generated section "zz"',
+    );
+    expect(() =>
+      updateGenerated({ "docs/a.md": "<!-- BEGIN GENERATED: t (npm run docs) -->\nold\n" }, { t: "new" }),
+    ).toThrow('docs/a.md: generated section "t" has no END marker');
+    expect(() => updateGenerated({ "README.md": "# kanon\n" }, { t: "new" })).toThrow(
+      'no docs page has the generated section "t"',
+    );
   });
 });

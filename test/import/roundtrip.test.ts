@@ -36,7 +36,14 @@ async function render(home: string, scope: Scope): Promise<TargetFile[] | null> 
   const source = await loadSource(loaded.config, paths, { lock: null, env });
   const agents = selectAgents("all", loaded.config.agents);
   try {
-    return renderAll({ source, scope, agents, decisions: validation.decisions, mcp: validation.mcp });
+    return renderAll({
+      source,
+      scope,
+      agents,
+      decisions: validation.decisions,
+      mcp: validation.mcp,
+      items: validation.items,
+    });
   } catch (e) {
     // e.g. project AGENTS.md with different text for Codex and OpenCode: not a valid home.
     if (e instanceof KanonError) return null;

@@ -53,6 +53,7 @@ async function render(
     agents: selectAgents("all", loaded.config.agents),
     decisions: validation.decisions,
     mcp: validation.mcp,
+    items: validation.items,
   });
 }
 

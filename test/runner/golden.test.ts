@@ -41,6 +41,7 @@ async function render(scope: Scope, runner: string): Promise<TargetFile[]> {
     agents: AGENTS,
     decisions: v.decisions,
     mcp: v.mcp,
+    items: v.items,
     runner: { path: runner, content },
   });
 }

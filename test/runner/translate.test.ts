@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/agents/index.js";
 import { ENVELOPE_KEYS } from "../../src/core/hooks/envelope.js";
@@ -86,6 +87,31 @@ describe("the envelope from recorded native payloads", () => {
     expect(payloads("opencode").PreToolUse!.tool_name).toBe("bash");
     const shell = buildEnvelope("opencode", "PreToolUse", { tool_name: "shell" }, table("opencode"), "/");
     expect(shell.tool?.name).toBe("Bash");
+  });
+
+  it("every event of every agent's manifest, any stdin: the same keys, in the same order (property)", () => {
+    // Each agent's stdin keys (its table's fields) with values of any JSON type, plus keys of any name.
+    const stdin = (fields: string[]) =>
+      fc.oneof(
+        fc.dictionary(fc.constantFrom(...fields, "hook_event_name", "extra"), fc.jsonValue({ maxDepth: 2 })),
+        fc.jsonValue({ maxDepth: 2 }),
+      );
+    for (const { manifest } of AGENTS) {
+      const fields = Object.values(manifest.hooks.envelope.fields);
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...Object.keys(manifest.hooks.events)),
+          stdin(fields),
+          (event, native) => {
+            const e = buildEnvelope(manifest.id, event, native, table(manifest.id), "/runner");
+            expect(Object.keys(e)).toEqual([...ENVELOPE_KEYS]);
+            expect(e).toMatchObject({ envelope: 1, event, agent: manifest.id, native });
+            expect(typeof e.cwd).toBe("string");
+          },
+        ),
+        { numRuns: 100 },
+      );
+    }
   });
 
   it("a payload that is not an object gives nulls and keeps it as native", () => {

@@ -245,7 +245,14 @@ describe("render (the boundary itself)", () => {
       fc.property(fc.string({ maxLength: 12 }), (name) => {
         let files: ReturnType<typeof renderAll>;
         try {
-          files = renderAll({ source: source([name]), scope, agents: AGENTS, decisions: [], mcp: [] });
+          files = renderAll({
+            source: source([name]),
+            scope,
+            agents: AGENTS,
+            decisions: [],
+            mcp: [],
+            items: [],
+          });
         } catch (e) {
           expect(segmentProblem(name)).not.toBeNull();
           expect((e as Error).message).toContain("the skill name");

@@ -172,7 +172,7 @@ describe("one reader", () => {
   it("no module of src/ reads a file but model/bounded-read.ts and the fs seam built on it", () => {
     const src = join(ROOT, "src");
     // destination/fs.ts: plan, apply and undo read through `fs.readFile`, which is readBounded.
-    // docs/: the README generator (npm run docs) reads the repository's own README.md.
+    // docs/: the docs generator (npm run docs) reads the repository's own README.md and docs/*.md.
     const exempt = (f: string) =>
       f === "model/bounded-read.ts" || f === "destination/fs.ts" || f.startsWith("docs/");
     const reader = /(?<![.\w])(readFileSync|readSync|createReadStream|readFile)\b/;

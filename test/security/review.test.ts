@@ -182,19 +182,22 @@ describe("kanon update --yes", () => {
     expect(existsSync(join(machine.home, ".config/.ssh"))).toBe(false);
   });
 
-  it("--dry-run lists without asking and writes nothing", async () => {
+  it("--dry-run fetches, lists without asking and writes nothing; after a pull it lists what arrived", async () => {
     push(WITH_EVIL);
-    // A dry run does not pull (the home changes no more than the agents' files): nothing arrived yet.
+    // A dry run fetches and reviews what the pull would bring, without pulling.
+    const at = head();
     const before = await k("update", "--dry-run");
     expect(before.status).toBe(0);
-    expect(before.stdout).toMatch(/^Dry run: not pulling; /);
-    expect(before.stdout).not.toContain(EVIL);
-    // Once a pull brought it, the dry run lists it.
+    expect(before.stdout).toMatch(/^Dry run: fetched 1 commit\(s\) /);
+    expect(before.stdout).toContain(`  hook "welcome" for codex, claude: SessionStart: ${EVIL}\n`);
+    expect(head()).toBe(at);
+    expect(settingsText()).not.toContain(EVIL);
+    // Once a pull brought it, nothing is left to pull: the dry run is apply's, which lists it too.
     expect((await k("pull")).status).toBe(0);
     const r = await k("update", "--dry-run");
     expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Dry run: nothing to pull /);
     expect(r.stdout).toContain(EVIL);
-    expect(r.stdout).toContain("Dry run:");
     expect(settingsText()).not.toContain(EVIL);
   });
 

@@ -174,6 +174,8 @@ describe("JSON Schema", () => {
       "agents",
       "instructions",
       "skills",
+      "commands",
+      "subagents",
       "mcp",
       "hooks",
       "hooks_envelope",
@@ -187,6 +189,14 @@ describe("JSON Schema", () => {
     expect(
       (s.properties.hooks!.items!.properties.targets as { items: { enum: string[] } }).items.enum,
     ).toEqual(["all", "codex", "claude", "opencode"]);
+    // The two sections of single files: entries that target, disable or rename one.
+    for (const section of ["commands", "subagents"])
+      expect(Object.keys(s.properties[section]!.items!.properties)).toEqual([
+        "name",
+        "path",
+        "targets",
+        "enabled",
+      ]);
   });
 });
 

@@ -92,16 +92,23 @@ export function sandboxEnv(home: string, extra: Record<string, string | undefine
   return env;
 }
 
-/** Collects what is written to it, as text; a terminal's stream when `isTTY`. */
+/**
+ * Collects what is written to it, as text, and into `both`, which two captures share: stdout and
+ * stderr in the order they were written. A terminal's stream when `isTTY`.
+ */
 class Capture extends Writable {
   text = "";
   readonly columns: number | undefined;
-  constructor(readonly isTTY = false) {
+  constructor(
+    readonly both: { text: string },
+    readonly isTTY = false,
+  ) {
     super();
     this.columns = isTTY ? 100 : undefined;
   }
   override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
     this.text += chunk.toString();
+    this.both.text += chunk.toString();
     done();
   }
 }
@@ -114,9 +121,10 @@ class Capture extends Writable {
 export async function runKanon(
   args: string[],
   options: RunOptions & { home: string; cwd: string },
-): Promise<Run> {
-  const stdout = new Capture(options.terminal);
-  const stderr = new Capture(options.terminal);
+): Promise<Run & { output: string }> {
+  const both = { text: "" };
+  const stdout = new Capture(both, options.terminal);
+  const stderr = new Capture(both, options.terminal);
   const stdin = new Readable({ read() {} });
   if (options.input) stdin.push(options.input);
   stdin.push(null);
@@ -131,7 +139,7 @@ export async function runKanon(
     userHome: env.HOME || options.home,
   };
   const status = await main(args, io);
-  return { status, stdout: stdout.text, stderr: stderr.text };
+  return { status, stdout: stdout.text, stderr: stderr.text, output: both.text };
 }
 
 /** `dist/kanon.js ...args` in a process of its own (run `npm run build` first), in the sandbox `home`. */

@@ -201,6 +201,66 @@ export const claudeManifest: AgentManifest = {
     projectGate:
       "a project server starts once the user approves it (enableAllProjectMcpServers or enabledMcpjsonServers in settings)",
   },
+  commands: {
+    verified: {
+      version: "2.1.332",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user, project and CLAUDE_CONFIG_DIR folders; the body with its arguments reached the request) and the command loader read",
+    },
+    root: { user: ".claude/commands", project: ".claude/commands" },
+    extension: ".md",
+    format: { kind: "markdown" },
+    fields: {
+      description: { support: "native", name: "description" },
+      "argument-hint": { support: "native", name: "argument-hint" },
+    },
+    // `$0` is the first argument, `$1` the second (run with three arguments); `\$` escapes.
+    arguments: {
+      all: "$ARGUMENTS",
+      positional: { spelling: "${n}", base: 0 },
+      reserved: { pattern: "\\$\\d+", does: "replaces it with an argument", escape: "\\" },
+      unplaced: "appended to the prompt as `ARGUMENTS: <args>`",
+    },
+    invoke: "`/<name> <args>`",
+    notes: ["without a description, Claude Code shows the prompt's first line"],
+  },
+  subagents: {
+    verified: {
+      version: "2.1.332",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and project folders; the Agent tool ran the body as the system prompt with exactly the listed tools) and the agent loader read",
+    },
+    root: { user: ".claude/agents", project: ".claude/agents" },
+    extension: ".md",
+    format: { kind: "markdown" },
+    // The name in the front matter is the subagent's type; a file without one is skipped.
+    nameField: "name",
+    fields: {
+      description: { support: "native", name: "description" },
+      tools: { support: "native", name: "tools" },
+      model: { support: "native", name: "model" },
+    },
+    toolList: "comma",
+    tools: {
+      Bash: ["Bash"],
+      Edit: ["Edit"],
+      Write: ["Write"],
+      MultiEdit: ["MultiEdit"],
+      NotebookEdit: ["NotebookEdit"],
+      Read: ["Read"],
+      Glob: ["Glob"],
+      Grep: ["Grep"],
+      WebFetch: ["WebFetch"],
+      WebSearch: ["WebSearch"],
+      Agent: ["Agent"],
+      Task: ["Agent"],
+      TodoWrite: ["TodoWrite"],
+      Skill: ["Skill"],
+    },
+    // Aliases (sonnet, opus, haiku) or a full model id, passed on as written.
+    inherit: "inherit",
+    invoke: "the `Agent` tool (`subagent_type: <name>`), when the description fits or the user asks",
+  },
   import: {
     mcpFile: { label: "json", secretPath: "claude_json" },
     // The entry shape Codex's config.toml has too: the Go original read both files alike.

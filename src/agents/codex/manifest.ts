@@ -183,6 +183,49 @@ export const codexManifest: AgentManifest = {
     // No SSE client: a url is spoken to as streamable HTTP.
     transports: ["stdio", "http"],
   },
+  commands: {
+    verified: {
+      version: "0.171.0",
+      date: "2026-12-06",
+      how: "run headless (a prompts/ file's body never reached the model) and the binary read: custom prompts were removed in 0.117.0",
+    },
+    lacks: "has no slash commands of its own since 0.117.0; it has skills instead",
+  },
+  subagents: {
+    verified: {
+      version: "0.171.0",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and trusted project folders; spawn_agent ran the role with its developer_instructions and model) and the agent role loader read",
+    },
+    root: { user: ".codex/agents", project: ".codex/agents" },
+    extension: ".toml",
+    // Unknown keys reject the file: only these are written.
+    format: { kind: "toml", prompt: "developer_instructions" },
+    nameField: "name",
+    fields: {
+      description: { support: "native", name: "description" },
+      tools: {
+        support: "none",
+        why: "Codex CLI's agent roles have no tool list; their tools key means something else",
+      },
+      model: { support: "native", name: "model" },
+    },
+    toolList: "list",
+    tools: {},
+    models: {
+      pattern: "^(?!(sonnet|opus|haiku)$)\\S+$",
+      say: "its providers' model names (gpt-5.5, …), not Claude Code's aliases",
+    },
+    inherit: null,
+    gates: [
+      {
+        id: "codex-project-trust",
+        scopes: ["project"],
+        description: "Codex CLI reads a project's agent roles only once the project is trusted",
+      },
+    ],
+    invoke: "`spawn_agent` (`agent_type: <name>`) of the multi-agent tools, which runs it alongside",
+  },
   import: {
     // Codex still reads its legacy skill folder.
     skillRoots: [{ user: ".codex/skills", project: ".codex/skills" }],

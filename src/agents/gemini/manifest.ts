@@ -141,6 +141,89 @@ export const geminiManifest: AgentManifest = {
     projectGate: "project settings (and their servers) load only in a trusted folder",
   },
   // settings.json is also the hook file: its MCP reader reports the other keys and scans secrets.
+  commands: {
+    verified: {
+      version: "0.61.0",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and trusted project folders; the prompt with {{args}} reached the request) and FileCommandLoader read",
+    },
+    root: { user: ".gemini/commands", project: ".gemini/commands" },
+    extension: ".toml",
+    format: { kind: "toml", prompt: "prompt" },
+    // Each other character becomes `_` in the command's name, and it is cut at 50.
+    names: { pattern: "^[A-Za-z0-9_.-]{1,50}$", say: "names of up to 50 letters, digits, _, - and ." },
+    fields: {
+      description: { support: "native", name: "description" },
+      "argument-hint": { support: "dropped", why: "Gemini CLI shows no argument hint" },
+    },
+    arguments: {
+      all: "{{args}}",
+      positional: null,
+      reserved: { pattern: "\\{\\{args\\}\\}", does: "replaces it with the arguments" },
+      unplaced: "appended to the prompt after a blank line, with the whole command line as typed",
+    },
+    bodyNotes: [
+      {
+        pattern: "!\\{",
+        note: "Gemini CLI runs !{…} in the prompt as a shell command and puts in its output",
+      },
+      { pattern: "@\\{", note: "Gemini CLI puts the file named in @{…} into the prompt" },
+    ],
+    gates: [
+      {
+        id: "gemini-trusted-folder",
+        scopes: ["project"],
+        description: "Gemini CLI reads a project's commands only in a trusted folder",
+      },
+    ],
+    invoke: "`/<name> <args>`",
+  },
+  subagents: {
+    verified: {
+      version: "0.61.0",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and acknowledged project folders; invoke_agent ran the body as the system instruction with exactly the listed tools) and agentLoader read",
+    },
+    root: { user: ".gemini/agents", project: ".gemini/agents" },
+    extension: ".md",
+    // Its schema is strict: an unknown key rejects the subagent, so only these are written.
+    format: { kind: "markdown" },
+    nameField: "name",
+    names: { pattern: "^[a-z0-9_-]+$", say: "lower-case names of a-z, 0-9, - and _" },
+    fields: {
+      description: { support: "native", name: "description" },
+      tools: { support: "native", name: "tools" },
+      model: { support: "native", name: "model" },
+    },
+    // An unknown tool name rejects the subagent: only the names its run offered.
+    toolList: "list",
+    tools: {
+      Bash: ["run_shell_command"],
+      Edit: ["replace"],
+      MultiEdit: ["replace"],
+      Write: ["write_file"],
+      Read: ["read_file"],
+      Glob: ["glob"],
+      Grep: ["grep_search"],
+      WebFetch: ["web_fetch"],
+      WebSearch: ["google_web_search"],
+      TodoWrite: ["write_todos"],
+    },
+    models: {
+      pattern: "^(?!(sonnet|opus|haiku)$)[^/\\s]+$",
+      say: "Gemini model names (gemini-2.5-flash, …), not Claude Code's aliases or provider/model names",
+    },
+    inherit: "inherit",
+    gates: [
+      {
+        id: "gemini-agent-acknowledgement",
+        scopes: ["project"],
+        description:
+          "Gemini CLI uses a project's subagent only in a trusted folder and once the user acknowledges it (again after each change)",
+      },
+    ],
+    invoke: "the `invoke_agent` tool (`agent_name: <name>`); the subagent answers with `complete_task`",
+  },
   import: {
     mcpFile: { label: "settings", secretPath: "settings" },
     mcpEntry: {

@@ -188,6 +188,55 @@ export const kimiManifest: AgentManifest = {
     },
     projectGate: "project servers start only in a folder the user trusted (Kimi Code's trust prompt)",
   },
+  commands: {
+    verified: {
+      version: "2.1.0",
+      date: "2026-12-06",
+      how: "run headless (kimi -p passes /name as text) and the bundle read: commands come only from installed plugins",
+    },
+    lacks: "has no user or project commands, only those of an installed plugin, run from its terminal UI",
+  },
+  subagents: {
+    verified: {
+      version: "2.1.0",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and project folders; the Agent tool ran the body as the system prompt with exactly the listed tools) and parseAgentFileText read",
+    },
+    root: { user: ".kimi-code/agents", project: ".kimi-code/agents" },
+    extension: ".md",
+    format: { kind: "markdown" },
+    // The file's name is the subagent's; a name of another shape is skipped (a line in its log).
+    names: { pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$", say: "lower-case kebab-case names (a-z, 0-9, single -)" },
+    fields: {
+      description: { support: "native", name: "description" },
+      tools: { support: "native", name: "tools" },
+      model: { support: "none", why: "Kimi Code runs every subagent on the session's model" },
+    },
+    toolList: "comma",
+    tools: {
+      Bash: ["Bash"],
+      Edit: ["Edit"],
+      MultiEdit: ["Edit"],
+      Write: ["Write"],
+      Read: ["Read"],
+      Glob: ["Glob"],
+      Grep: ["Grep"],
+      WebFetch: ["FetchURL"],
+      WebSearch: ["WebSearch"],
+      Agent: ["Agent"],
+      Task: ["Agent"],
+      TodoWrite: ["TodoList"],
+      Skill: ["Skill"],
+    },
+    inherit: null,
+    bodyNotes: [
+      {
+        pattern: "\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}",
+        note: "Kimi Code fills in ${name} in the prompt with its own value where it has one (${cwd}: the working directory)",
+      },
+    ],
+    invoke: "the `Agent` tool (`subagent_type: <name>`)",
+  },
   import: {
     mcpFile: { label: "mcp", secretPath: "mcp" },
     mcpEntry: {

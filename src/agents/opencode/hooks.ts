@@ -14,7 +14,7 @@ import type { EventSupport, HookCapabilities } from "../../model/manifest.js";
 
 const observe = { can: false } as const;
 
-/** Every event's OpenCode 2 binding was read, not run (the README footnotes it per event). */
+/** Every event's OpenCode 2 binding was read, not run (the docs footnote it per event). */
 const OPENCODE_2 = {
   version: "2.0.x–2.1.x",
   date: "2026-11-30",

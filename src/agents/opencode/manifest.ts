@@ -57,6 +57,69 @@ export const opencodeManifest: AgentManifest = {
       opencode_enabled: { support: "native", name: "enabled" },
     },
   },
+  commands: {
+    verified: {
+      version: "1.18.33",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and project folders, command/ and commands/; the body with its arguments reached the request) and the command loader read",
+    },
+    root: { user: ".config/opencode/commands", project: ".opencode/commands" },
+    extension: ".md",
+    format: { kind: "markdown" },
+    fields: {
+      description: { support: "native", name: "description" },
+      "argument-hint": { support: "dropped", why: "OpenCode shows no argument hint" },
+    },
+    arguments: {
+      all: "$ARGUMENTS",
+      positional: { spelling: "${n}", base: 1, restToLast: true },
+      reserved: { pattern: "\\$\\d+", does: "replaces it with an argument, or with nothing" },
+      unplaced: "appended to the prompt after a blank line",
+    },
+    bodyNotes: [
+      { pattern: "!`", note: "OpenCode runs !`…` in the prompt as a shell command and puts in its output" },
+    ],
+    invoke: "`/<name> <args>` (`opencode run --command <name> <args>`)",
+  },
+  subagents: {
+    verified: {
+      version: "1.18.33",
+      date: "2026-12-06",
+      how: "run headless against the fake model (user and project folders; the task tool ran the body as the system prompt with the tools the map left on) and the agent loader read",
+    },
+    root: { user: ".config/opencode/agents", project: ".opencode/agents" },
+    extension: ".md",
+    format: { kind: "markdown" },
+    fixed: { mode: "subagent" },
+    fields: {
+      description: { support: "native", name: "description" },
+      tools: { support: "native", name: "tools" },
+      model: { support: "native", name: "model" },
+    },
+    // A list breaks OpenCode's whole configuration; a map switches tools off (run).
+    toolList: {
+      map: ["bash", "edit", "write", "read", "grep", "glob", "webfetch", "task", "todowrite", "skill"],
+    },
+    tools: {
+      Bash: ["bash"],
+      Edit: ["edit"],
+      Write: ["write"],
+      MultiEdit: ["edit"],
+      Read: ["read"],
+      Glob: ["glob"],
+      Grep: ["grep"],
+      WebFetch: ["webfetch"],
+      Agent: ["task"],
+      Task: ["task"],
+      TodoWrite: ["todowrite"],
+      Skill: ["skill"],
+    },
+    // `sonnet` fails at run time (`Model not found: sonnet/.`).
+    models: { pattern: "^[^/\\s]+/\\S+$", say: "provider/model names (anthropic/claude-sonnet-4-5, …)" },
+    inherit: null,
+    invoke: "the `task` tool (`subagent_type: <name>`)",
+    notes: ["tools: the built-in tools not listed are switched off; other tools (an MCP server's) stay on"],
+  },
   import: {
     // OpenCode also reads Claude's instructions and skills and the shared .agents/skills.
     instructionFallbacks: [{ user: ".claude/CLAUDE.md", project: "CLAUDE.md" }],

@@ -124,7 +124,16 @@ export async function waypointShow(
   const files = project(flags, io);
   const state = readState(files);
   if (opts.json) {
-    out(io, `${JSON.stringify({ root: files.root, ...state }, null, 2)}\n`);
+    const w = state.waypoint;
+    // What a script reads (`jq .next`) at the top level; the whole waypoint stays under `waypoint`.
+    const top = {
+      revision: w?.revision ?? null,
+      path: w?.path ?? [],
+      status: w?.status ?? null,
+      next: w?.next ?? null,
+      why: w?.why ?? null,
+    };
+    out(io, `${JSON.stringify({ root: files.root, ...top, ...state }, null, 2)}\n`);
     return;
   }
   if (opts.position) {

@@ -1,7 +1,8 @@
 /** `kanon init`: scaffold a new Kanon home (the Go original's starter files, plus comments and a first commit). */
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { lstat, mkdir, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { stateBase } from "../../destination/state.js";
+import { tempPathFor } from "../../destination/temp-name.js";
 import { READ_LIMIT, ReadRefused, readBounded } from "../../model/bounded-read.js";
 import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
@@ -44,6 +45,14 @@ const exists = (p: string) =>
     () => false,
   );
 
+/** A starter file init writes, and what is at its path now (null: nothing). */
+interface Starter {
+  rel: string;
+  path: string;
+  text: string;
+  found: { bytes: Buffer } | { link: string } | null;
+}
+
 export async function initCommand(
   flags: GlobalFlags,
   opts: { force?: boolean; git?: boolean },
@@ -61,64 +70,136 @@ export async function initCommand(
   if ((await exists(config)) && !opts.force) {
     throw new KanonError(`${config} already exists; pass --force to overwrite`);
   }
-  // --force replaces the starter files; anything else there is kept first, never lost.
-  const saved = opts.force ? await saveReplaced(home, io) : "";
-  for (const dir of ["instructions", "skills", "hooks", ".kanon"]) {
-    await mkdir(join(home, dir), { recursive: true, mode: 0o755 }).catch((e: unknown) => {
-      throw new KanonError(`cannot create ${join(home, dir)}: ${osErrorText(e)}`);
-    });
+  const wasRepository = await exists(join(home, ".git"));
+  // kanon.yaml always; the others when missing, or with --force. A file that already holds the
+  // starter's bytes is left as it is; anything else is copied into the state directory first.
+  const starters: Starter[] = [];
+  for (const [rel, text] of [
+    ["kanon.yaml", STARTER_CONFIG],
+    [join("instructions", "shared.md"), STARTER_INSTRUCTIONS],
+    [".gitignore", GITIGNORE],
+  ] as const) {
+    const path = join(home, rel);
+    if (rel !== "kanon.yaml" && !opts.force && (await lexists(path))) continue;
+    const found = await foundAt(path);
+    if (found && "bytes" in found && found.bytes.equals(Buffer.from(text))) continue;
+    starters.push({ rel, path, text, found });
   }
-  await writeFile(config, STARTER_CONFIG, { mode: 0o644 });
-  const shared = join(home, "instructions", "shared.md");
-  if (opts.force || !(await exists(shared))) await writeFile(shared, STARTER_INSTRUCTIONS, { mode: 0o644 });
-  const gitignore = join(home, ".gitignore");
-  if (opts.force || !(await exists(gitignore))) await writeFile(gitignore, ".kanon/\n", { mode: 0o644 });
+  for (const dir of FOLDERS) {
+    const at = join(home, dir);
+    if ((await stat(at).catch(() => null))?.isDirectory() === false || (await brokenLink(at)))
+      throw new KanonError(`cannot create the folder ${at}: a file is in the way; nothing was changed`);
+  }
+  const saved = await writeStarters(home, starters, io);
+  const written = starters.length > 0;
   const note =
-    opts.git !== false
-      ? await setUpGit(home, io, { message: "Start a Kanon home", done: "Committed the starter files." })
-      : "";
+    opts.git === false
+      ? ""
+      : wasRepository
+        ? written
+          ? `Not committed: ${home} was a git repository already (git -C ${home} status lists the starter files).\n`
+          : ""
+        : await setUpGit(home, io, { message: "Start a Kanon home", done: "Committed the starter files." });
   out(io, `Initialized ${home}\n${saved}${note}${nextSteps(flags, home)}`);
 }
 
+const GITIGNORE = ".kanon/\n";
+const FOLDERS = ["instructions", "skills", "hooks", ".kanon"];
+
+/** A symlink whose target does not exist (mkdir fails on it as on a file). */
+const brokenLink = async (p: string) =>
+  (await lstat(p).catch(() => null))?.isSymbolicLink() === true && !(await exists(p));
+
+const lexists = (p: string) =>
+  lstat(p).then(
+    () => true,
+    () => false,
+  );
+
 /**
- * The starter files `init --force` would replace that hold something else (an imported home's
- * kanon.yaml, your instructions) are copied first into the state directory, outside the home and
- * never pushed; returns the lines that say where.
+ * What is at a starter file's path: nothing, a symlink (replaced by the file, its target left as it
+ * is), or a regular file's bytes. Anything else stops init before it changes anything.
  */
-async function saveReplaced(home: string, io: Io): Promise<string> {
-  const starter: [string, string][] = [
-    ["kanon.yaml", STARTER_CONFIG],
-    [join("instructions", "shared.md"), STARTER_INSTRUCTIONS],
-    [".gitignore", ".kanon/\n"],
-  ];
-  const dir = join(
+async function foundAt(path: string): Promise<Starter["found"]> {
+  const refuse = (why: string) => new KanonError(`cannot write ${path}: ${why}; nothing was changed`);
+  let st: Awaited<ReturnType<typeof lstat>>;
+  try {
+    st = await lstat(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    throw refuse(code === "ENOTDIR" ? "a folder above it is a file" : osErrorText(e));
+  }
+  if (st.isSymbolicLink()) return { link: await readlink(path) };
+  if (st.isDirectory()) throw refuse("it is a directory");
+  try {
+    return { bytes: readBounded(path, { limit: READ_LIMIT.home }).bytes };
+  } catch (e) {
+    throw refuse(`cannot save a copy of it: ${e instanceof ReadRefused ? e.reason : osErrorText(e)}`);
+  }
+}
+
+/**
+ * Writes the starter files, all or none: the home's folders are made, each file init replaces is
+ * copied into the state directory (outside the home, never pushed), every file is written beside
+ * its place, and only then are they renamed into place. A failure before the renames takes back
+ * what this run made (folders, copies, temporary files). Returns the lines that say where each
+ * copy is.
+ */
+async function writeStarters(home: string, starters: readonly Starter[], io: Io): Promise<string> {
+  const backups = join(
     stateBase(io.env, io.userHome),
     "backups",
     `${new Date().toISOString().replace(/[:.]/g, "-")}-init`,
   );
+  const made: string[] = [];
+  const staged: string[] = [];
+  const mkdirs = async (dir: string, mode: number) => {
+    const first = await mkdir(dir, { recursive: true, mode });
+    if (first) made.push(first);
+  };
   let lines = "";
-  for (const [rel, text] of starter) {
-    const path = join(home, rel);
-    let current: Buffer;
+  try {
+    for (const dir of FOLDERS) await mkdirs(join(home, dir), 0o755);
+    for (const s of starters) {
+      if (!s.found) continue;
+      const copy = join(backups, s.rel);
+      try {
+        await mkdirs(dirname(copy), 0o700);
+        if ("link" in s.found) await symlink(s.found.link, copy);
+        else await writeFile(copy, s.found.bytes, { mode: 0o600, flag: "wx" });
+      } catch (e) {
+        throw new KanonError(`cannot save a copy of ${s.path} in ${backups}: ${osErrorText(e)}`);
+      }
+      const what = "link" in s.found ? `, a symlink to ${s.found.link} (that file is left as it is),` : "";
+      lines += `Saved the ${s.rel} it replaces${what} in ${copy}\n`;
+    }
+    for (const s of starters) {
+      const temp = tempPathFor(s.path);
+      staged.push(temp);
+      await writeFile(temp, s.text, { mode: 0o644, flag: "wx" });
+    }
+  } catch (e) {
+    const quietly = (p: Promise<unknown>) => p.catch(() => {});
+    for (const temp of staged) await quietly(rm(temp, { force: true }));
+    for (const dir of made.reverse()) await quietly(rm(dir, { recursive: true, force: true }));
+    const why =
+      e instanceof KanonError
+        ? e.message
+        : `cannot write ${(e as NodeJS.ErrnoException).path ?? home}: ${osErrorText(e)}`;
+    throw new KanonError(`${why}; nothing was changed`);
+  }
+  // Renames in the home's own folders: the copies are saved, so none of them can lose anything.
+  for (const [i, s] of starters.entries()) {
     try {
-      current = readBounded(path, { limit: READ_LIMIT.home }).bytes;
+      await rename(staged[i]!, s.path);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
+      for (const temp of staged.slice(i)) await rm(temp, { force: true }).catch(() => {});
+      const done = starters.slice(0, i).map((d) => d.rel);
       throw new KanonError(
-        `cannot save ${path} before replacing it: ${e instanceof ReadRefused ? e.reason : osErrorText(e)}; nothing was replaced`,
+        `cannot write ${s.path}: ${osErrorText(e)}${done.length > 0 ? `; ${done.join(", ")} written before it` : "; nothing was changed"}${lines ? ` (copies of the files replaced are in ${backups})` : ""}`,
       );
     }
-    if (current.equals(Buffer.from(text))) continue;
-    const backup = join(dir, rel);
-    try {
-      await mkdir(join(backup, ".."), { recursive: true, mode: 0o700 });
-      await writeFile(backup, current, { mode: 0o600, flag: "wx" });
-    } catch (e) {
-      throw new KanonError(
-        `cannot save ${path} before replacing it: ${osErrorText(e)}; nothing was replaced`,
-      );
-    }
-    lines += `Saved the ${rel} it replaces in ${backup}\n`;
   }
   return lines;
 }
@@ -134,7 +215,7 @@ export async function setUpGit(
 ): Promise<string> {
   if (await exists(join(home, ".git"))) return "";
   const gitignore = join(home, ".gitignore");
-  if (!(await exists(gitignore))) await writeFile(gitignore, ".kanon/\n", { mode: 0o644 });
+  if (!(await exists(gitignore))) await writeFile(gitignore, GITIGNORE, { mode: 0o644 });
   const init = await git(["-C", home, "init", "--quiet"], { io });
   if (init.failure) throw new KanonError(`git init: ${init.failure}: ${gitReason(init.output)}`);
   return firstCommit(home, io, commit);

@@ -119,6 +119,18 @@ export interface ApplyOptions {
   accepted?: readonly string[];
 }
 
+/** The diff (unless `stat`) and the summary of what an apply would write. */
+function previewChanges(changes: readonly Change[], opts: { stat?: boolean }, io: Io): void {
+  if (!opts.stat) outPainted(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
+  out(io, planSummary(changes));
+}
+
+/** A dry run's preview, then the write path without writing: a folder in the way is the error apply would give. */
+export function dryRunChanges(changes: readonly Change[], opts: { stat?: boolean }, io: Io): void {
+  previewChanges(changes, opts, io);
+  applyChanges(changes, dryRunFs);
+}
+
 /** Applies of at least this many files say so on a terminal while they write. */
 const LARGE_APPLY = 200;
 
@@ -146,10 +158,10 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
   // beside the destination files here, in the state directory by applyPlan.
   const write = () => {
     const removed = removeLeftovers(destinationDirs(p.files, fs), fs);
-    const { backups, swept } = applyPlan(p.plan, p.record, fs);
+    const { backups, swept, written } = applyPlan(p.plan, p.record, fs);
     if (removed + swept > 0)
       out(io, `Removed ${removed + swept} temporary file(s) left by an interrupted apply.\n`);
-    return backups;
+    return { backups, written };
   };
   warn(io, await trackedSecretWarnings(p.scope, changes, p.secrets, io));
   if (changes.length === 0) {
@@ -161,14 +173,9 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
     out(io, "No changes.\n");
     return;
   }
-  const preview = () => {
-    if (!opts.stat) outPainted(io, planDiff(changes, paintFor(io.stdout as NodeJS.WriteStream, io.env)));
-    out(io, planSummary(changes));
-  };
+  const preview = () => previewChanges(changes, opts, io);
   if (opts.dryRun) {
-    preview();
-    // The write path without writing: a folder in the way is the error apply would give.
-    applyChanges(changes, dryRunFs);
+    dryRunChanges(changes, opts, io);
     out(io, `Dry run: would apply ${changes.length} file change(s); nothing written.\n`);
     return;
   }
@@ -190,13 +197,13 @@ export async function applyCommand(flags: GlobalFlags, opts: ApplyOptions, io: I
     }
   }
   if (changes.length >= LARGE_APPLY) progressOf(io).progress?.(`Writing ${changes.length} files…`);
-  const backups = write();
+  const { backups, written } = write();
   review?.remember();
   for (const b of backups) {
     const note = replacesNote(b.change);
     if (note) out(io, `Saved ${note}: backup in ${b.path}\n`);
   }
-  out(io, `Applied ${changes.length} file change(s).\n`);
+  out(io, `Applied ${written} file change(s).\n`);
 }
 
 /**

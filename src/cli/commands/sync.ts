@@ -11,12 +11,12 @@ import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { assertSettledHome } from "../../source/home-state.js";
 import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
-import { branchState, git, gitReason, remoteUrls } from "../home-git.js";
+import { git, gitReason, remoteUrls } from "../home-git.js";
 import { homeHeadLog, type IncomingPull, reviewIncoming } from "../hook-review.js";
 import { changedPaths, textAt, type Upstream, upstreamOf, withTree } from "../incoming.js";
-import { loadRendered, pathsOf, type Rendered } from "../pipeline.js";
+import { loadRendered, pathsOf, planOf, type Rendered } from "../pipeline.js";
 import { pushRefusal, secretsToPush } from "../push-guard.js";
-import { type ApplyOptions, applyCommand } from "./render.js";
+import { type ApplyOptions, applyCommand, dryRunChanges } from "./render.js";
 
 /** What is at `path`: nothing, an empty directory, or something that stops a clone. */
 async function cloneTarget(path: string): Promise<"missing" | "empty" | "file" | "full"> {
@@ -175,21 +175,12 @@ const PULL_FAILED = "git [pull --ff-only]";
  * (prompt, ownership rules). After the fetch, when the fast-forward would move the home, the
  * incoming commits are rendered from their own tree and what they would make the agents run is
  * reviewed (cli/hook-review.ts reviewIncoming) before `git merge --ff-only` moves the home: a failed
- * pull, a refusal or a "no" leave the home where it was, and apply nothing. A dry run changes
- * nothing, the home included: it does not pull, and says what apply would do with the home as it is.
+ * pull, a refusal or a "no" leave the home where it was, and apply nothing. A dry run fetches and
+ * shows what the update would bring (updateDryRun).
  */
-export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<void> {
+export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: Io): Promise<number> {
   const home = await gitHome(flags, io);
-  if (opts.dryRun) {
-    const b = await branchState(home, io);
-    const behind =
-      "error" in b || b.behind === 0 || !b.upstream
-        ? ""
-        : ` (${b.behind} commit(s) behind ${b.upstream} as of the last fetch, which a real update pulls first)`;
-    out(io, `Dry run: not pulling; what apply would change with the home as it is now${behind}:\n`);
-    await applyCommand(flags, opts, io);
-    return;
-  }
+  if (opts.dryRun) return updateDryRun(flags, home, opts, io);
   // A home mid-merge or mid-rebase says so (git's own pull error would not say what to do).
   assertSettledHome(home);
   const pulledFrom = homeHeadLog(home)?.head ?? null;
@@ -199,8 +190,8 @@ export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: 
   const next = await upstreamOf(home, io, PULL_FAILED);
   let accepted: string[] | undefined;
   if (next.moves) {
-    const seen = await reviewPull(flags, home, next, opts, io);
-    if (!seen.proceed) return;
+    const seen = await withIncoming(flags, home, next, io, (r, pull) => reviewIncoming(r, pull, opts, io));
+    if (!seen.proceed) return 0;
     accepted = seen.accepted;
   }
   await gitInHome(flags, ["merge", "--ff-only", next.upstream], io, {
@@ -209,16 +200,92 @@ export async function updateCommand(flags: GlobalFlags, opts: ApplyOptions, io: 
     secretUrls,
   });
   await applyCommand(flags, { ...opts, pulledFrom, ...(accepted ? { accepted } : {}) }, io);
+  return 0;
 }
 
-/** The review of what the pull would bring, on its tree written out beside the home; messages name the home. */
-async function reviewPull(
+/**
+ * `kanon update -n`: `git fetch` (it moves the remote-tracking refs, nothing else), then what the
+ * update would bring — the review of the incoming commit and the diff applying it would make —
+ * from its tree written out beside the home; the home's HEAD, index and files, the agents' files,
+ * the record and reviewed.json are not touched. With nothing to pull it is `apply -n`. When the
+ * update would stop before it applies (the fetch fails, no upstream, diverged histories) it says
+ * why in one line on stderr, shows `apply -n` of the home as it is, and exits 1, as the update would.
+ */
+async function updateDryRun(flags: GlobalFlags, home: string, opts: ApplyOptions, io: Io): Promise<number> {
+  assertSettledHome(home);
+  const secretUrls = await remoteUrls(home, io);
+  const fetched = await git(["-C", home, "fetch", "--quiet"], { io, secretUrls });
+  const asItIs = async (why: string, status: number) => {
+    if (status !== 0) err(io, `${why}\n`);
+    out(
+      io,
+      `Dry run: ${status === 0 ? `${why}; ` : ""}what apply would change with the home as it is now:\n`,
+    );
+    await applyCommand(flags, opts, io);
+    return status;
+  };
+  const cannot = "kanon update would stop here, so nothing incoming is shown";
+  if (fetched.failure)
+    return asItIs(`git fetch: ${gitReason(fetched.output) || fetched.failure}; ${cannot}`, 1);
+  let next: Upstream;
+  try {
+    next = await upstreamOf(home, io, "git rev-parse @{upstream}");
+  } catch (e) {
+    if (!(e instanceof KanonError)) throw e;
+    return asItIs(`${e.message}; ${cannot}`, 1);
+  }
+  const name = await upstreamName(home, io);
+  if (!next.moves) {
+    if (next.head === next.upstream) return asItIs(`nothing to pull (the home is at ${name})`, 0);
+    const ahead = await git(["-C", home, "merge-base", "--is-ancestor", next.upstream, "HEAD"], { io });
+    if (ahead.failure === null) return asItIs(`nothing to pull (the home is ahead of ${name})`, 0);
+    return asItIs(
+      `the home and ${name} have diverged (git merge --ff-only cannot join them: merge or rebase in the home first); ${cannot}`,
+      1,
+    );
+  }
+  const count = await git(
+    ["-C", home, "rev-list", "--count", next.head ? `${next.head}..${next.upstream}` : next.upstream],
+    { io },
+  );
+  out(
+    io,
+    `Dry run: fetched ${count.stdout.trim()} commit(s) from ${name} (up to ${short(next.upstream)}); what kanon update would bring, without pulling or writing:\n`,
+  );
+  const changes = await withIncoming(flags, home, next, io, async (r, pull) => {
+    await reviewIncoming(r, pull, { dryRun: true }, io);
+    return (await planOf(r, io)).plan.changes;
+  });
+  if (changes.length === 0) out(io, "No changes.\n");
+  else {
+    dryRunChanges(changes, opts, io);
+    out(
+      io,
+      `Dry run: kanon update would apply ${changes.length} file change(s); nothing pulled or written.\n`,
+    );
+  }
+  return 0;
+}
+
+/** The upstream's short name (`origin/main`), for messages. */
+async function upstreamName(home: string, io: Io): Promise<string> {
+  const r = await git(["-C", home, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"], {
+    io,
+  });
+  return r.failure ? "the upstream" : r.stdout.trim();
+}
+
+/**
+ * `use` on what the pull would bring: the incoming commit rendered from its tree, written out beside
+ * the home, and the files it changes; messages name the home, not the temporary tree.
+ */
+async function withIncoming<T>(
   flags: GlobalFlags,
   home: string,
   next: Upstream,
-  opts: ApplyOptions,
   io: Io,
-): Promise<{ proceed: boolean; accepted: string[] }> {
+  use: (r: Rendered, pull: IncomingPull) => Promise<T>,
+): Promise<T> {
   const changed = await changedPaths(home, next.head, next.upstream, io);
   return withTree(home, next.upstream, io, async (tree) => {
     const config = pathsOf(flags, io).config;
@@ -245,7 +312,7 @@ async function reviewPull(
         after: await textAt(home, next.upstream, rel, io),
       }),
     };
-    return reviewIncoming(r, pull, opts, io);
+    return use(r, pull);
   });
 }
 

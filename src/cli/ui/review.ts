@@ -156,7 +156,7 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
       // Through kanon apply's path (backups, record, history: `kanon undo` undoes it); the record
       // claims only what the selection writes.
       const { p } = fresh;
-      const { backups } = applyPlan(
+      const { backups, written } = applyPlan(
         selectChanges(
           p.plan,
           p.record.record,
@@ -169,7 +169,7 @@ export function applyReviewer(flags: GlobalFlags, io: Io): Reviewer {
         ...(backups.length > 0 ? [`Saved ${backups.length} backup(s); kanon undo restores them.`] : []),
         ...(removed > 0 ? [`Removed ${removed} temporary file(s) left by an interrupted apply.`] : []),
       ];
-      return { count: selected.length, ...(notes.length > 0 ? { note: notes.join(" ") } : {}) };
+      return { count: written, ...(notes.length > 0 ? { note: notes.join(" ") } : {}) };
     },
   };
 }

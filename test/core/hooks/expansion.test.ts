@@ -2,22 +2,14 @@
  * Gemini CLI expands `$NAME`, `${NAME}` and `${NAME:-default}` in every settings string when it loads
  * settings.json, before bash runs a hook's command. kanon rewrites commands so that bash still sees
  * exactly what kanon.yaml says. These tests run the rewritten command through a copy of Gemini's
- * expansion (its regex and rule: set variables are replaced, unset ones stay) and then through bash.
+ * expansion (test/support/agent-hooks.ts: its regex and rule, set variables are replaced, unset ones
+ * stay) and then through bash.
  */
 import { execFileSync } from "node:child_process";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { commandLine, protectFromExpansion } from "../../../src/core/hooks/quote.js";
-
-/** Gemini CLI 0.61.0's resolveEnvVarsInString. */
-function geminiExpand(value: string, env: Record<string, string>): string {
-  return value.replace(/\$(?:(\w+)|{([^}]+?)(?::-([^}]*))?})/g, (match, a, b, fallback) => {
-    const name = a || b || "";
-    if (!name) return match;
-    if (typeof env[name] === "string") return env[name];
-    return fallback !== undefined ? fallback : match;
-  });
-}
+import { geminiExpand } from "../../support/agent-hooks.js";
 
 const ENV = { HOME: "/home/u", X: "a b;echo injected", EMPTY: "" };
 

@@ -1,0 +1,114 @@
+/**
+ * `kanon commands` and `kanon agents`: every slash command (subagent) × agent, as the support check
+ * decided it (core/items.ts, the decisions render writes): rendered as written, translated (and how),
+ * left out (and why), the fields dropped, and the file each agent gets.
+ */
+
+import { agentPath } from "../../core/homes.js";
+import { type ItemDecision, itemCapabilities, missingText } from "../../core/items.js";
+import type { Item } from "../../model/source.js";
+import { compareBytes } from "../../model/text.js";
+import { KanonError } from "../../model/types.js";
+import { alignColumns } from "../columns.js";
+import { type GlobalFlags, type Io, out, warn } from "../context.js";
+import { loadValidated, type Validated } from "../pipeline.js";
+import { jsonText } from "./render.js";
+
+const LABEL: Record<ItemDecision["outcome"], string> = {
+  "as-written": "as written",
+  translated: "translated",
+  omitted: "left out",
+};
+
+const WORDS = {
+  command: { key: "commands", title: "COMMAND", none: "No commands.", plural: "command" },
+  subagent: { key: "subagents", title: "SUBAGENT", none: "No subagents.", plural: "subagent" },
+} as const;
+
+export async function itemsCommand(
+  kind: Item["kind"],
+  flags: GlobalFlags,
+  opts: { json?: boolean; strict?: boolean },
+  io: Io,
+): Promise<void> {
+  const v = await loadValidated(flags, io, { checkAgent: true });
+  warn(io, v.validation.warnings);
+  const ids = v.agents.map((a) => a.manifest.id);
+  const decisions = v.validation.items.filter((d) => d.item.kind === kind && ids.includes(d.agent));
+  const items = v.validation.sections.items.filter((i) => i.kind === kind);
+  const disabled = v.validation.sections.disabled[kind];
+  const words = WORDS[kind];
+  if (opts.json) out(io, jsonText({ scope: v.scope.kind, [words.key]: decisions.map((d) => asJson(d, v)) }));
+  else if (items.length === 0 && disabled.length === 0) out(io, `${words.none}\n`);
+  else out(io, itemsTable(kind, items, disabled, decisions, ids));
+  if (opts.strict) {
+    const off = decisions.filter((d) => d.outcome !== "as-written");
+    if (off.length > 0)
+      throw new KanonError(`${off.length} ${words.plural} rendering(s) differ from the home as written`);
+  }
+}
+
+function asJson(d: ItemDecision, v: Validated) {
+  return {
+    [d.item.kind]: d.item.name,
+    file: d.item.file,
+    agent: d.agent,
+    outcome: d.outcome,
+    explicit: d.explicit,
+    ...(d.missing
+      ? {
+          missing: {
+            capability: d.missing.capability,
+            ...(d.missing.detail ? { detail: d.missing.detail } : {}),
+          },
+        }
+      : {}),
+    translations: d.translations,
+    notes: d.notes,
+    gates: d.gates.map((g) => ({ id: g.id, description: g.description })),
+    ...(d.native ? { native: destination(d, v) } : {}),
+  };
+}
+
+/** Where the agent's file of the item goes in this scope. */
+function destination(d: ItemDecision, v: Validated): string | null {
+  const agent = v.agents.find((a) => a.manifest.id === d.agent)?.manifest;
+  const caps = agent && itemCapabilities(agent, d.item.kind);
+  const root = caps && agentPath(agent, caps.root, v.scope);
+  return root ? `${root}/${d.native!.file}` : null;
+}
+
+/** One row per item, a column per agent; then one line per detail. */
+function itemsTable(
+  kind: Item["kind"],
+  items: readonly Item[],
+  disabled: readonly string[],
+  decisions: readonly ItemDecision[],
+  ids: readonly string[],
+): string {
+  const byItemAndAgent = new Map(decisions.map((d) => [`${d.item.name}\u0000${d.agent}`, d]));
+  const rows = [[WORDS[kind].title, ...ids.map((i) => i.toUpperCase())]];
+  const names = [...items.map((i) => i.name), ...disabled].sort(compareBytes);
+  for (const name of names) {
+    const off = disabled.includes(name);
+    rows.push([
+      name,
+      ...ids.map((id) => {
+        if (off) return "disabled";
+        const d = byItemAndAgent.get(`${name}\u0000${id}`);
+        if (!d) return "-";
+        return `${LABEL[d.outcome]}${d.gates.length > 0 ? " (gated)" : ""}`;
+      }),
+    ]);
+  }
+  const details: string[] = [];
+  for (const d of decisions) {
+    const who = `${d.item.name} → ${d.agent}`;
+    if (d.missing) details.push(`${who}: left out: ${missingText(d.missing)}`);
+    for (const t of d.translations) details.push(`${who}: translated: ${t}`);
+    for (const n of d.notes) details.push(`${who}: note: ${n}`);
+    for (const g of d.gates) details.push(`${who}: gated: ${g.description}`);
+  }
+  const table = alignColumns(rows);
+  return `${table.join("\n")}\n${details.length > 0 ? `\n${details.join("\n")}\n` : ""}`;
+}
