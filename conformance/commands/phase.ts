@@ -346,11 +346,8 @@ function renderCheck(
     }
   }
   // Guard against a vacuous pass: an agent whose manifest has the feature gets at least one item.
-  // Until the manifests carry the two sections, an agent without them reads as lacking both.
-  const caps = (driver.manifest as unknown as Record<string, object | undefined>)[
-    kind === "command" ? "commands" : "subagents"
-  ];
-  const has = caps !== undefined && !("lacks" in caps);
+  const caps = kind === "command" ? driver.manifest.commands : driver.manifest.subagents;
+  const has = !("lacks" in caps);
   const live = items.filter((i) => decisionOf(i) && decisionOf(i)!.outcome !== "omitted");
   if (has && live.length === 0)
     problems.push(`${driver.title}'s manifest has ${kind}s, but kanon rendered none of ${items.length}`);
@@ -389,7 +386,12 @@ function commandTextCheck(
     const got =
       seen === undefined
         ? "no request holds the command's text"
-        : `the model got ${bodies.find((b) => b.includes(run.command!.marker))!.slice(seen, seen + expected.length + 40)}`;
+        : `the model got "${
+            bodies
+              .find((b) => b.includes(run.command!.marker))!
+              .slice(seen, seen + expected.length + 40)
+              .split(/\\n|"/)[0]
+          }"`;
     problems.push(
       `/${run.command!.name} ${ARGS.join(" ")}: "${expected}" never reached the model; ${got}${describe(run)}`,
     );
