@@ -68,6 +68,11 @@ describe("commands phase drivers", () => {
     ).toEqual(["invoke_agent", "complete_task"]);
   });
 
+  it("can hand work to a subagent in every agent whose manifest has subagents", () => {
+    for (const d of drivers)
+      expect(d.subagentCalls !== undefined, d.id).toBe(!("lacks" in d.manifest.subagents));
+  });
+
   it("runs an OpenCode command with run --command and the arguments as words", () => {
     const layout = { root: "/r", home: "/h", project: "/p" } as Layout;
     const run = driver("opencode").commandInvocation?.(installed, layout, "http://m", "kanon-pos", [
