@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { COMMANDS_COLUMNS, commandsPhase } from "./commands/phase.js";
 import { CONTINUITY_COLUMNS, continuityPhase } from "./continuity.js";
 import { drivers } from "./drivers/index.js";
 import {
@@ -57,6 +58,7 @@ const COLUMNS = [
   ...CONTINUITY_COLUMNS,
   "hygiene",
   ...MCP_COLUMNS,
+  ...COMMANDS_COLUMNS,
 ];
 /** Run tokens of the agent runs in progress (see sweepStrays). */
 const activeTokens = new Set<string>();
@@ -75,6 +77,8 @@ interface Options {
   kanon: string;
   /** Run the MCP phase only (conformance/mcp/phase.ts). */
   mcpOnly?: boolean;
+  /** Run the commands and subagents phase only (conformance/commands/phase.ts). */
+  commandsOnly?: boolean;
 }
 
 interface Paths {
@@ -103,6 +107,7 @@ options:
   --no-netns                  do not run the agents in a private network namespace
   --kanon=PATH                the kanon CLI to test (default: dist/kanon.js)
   --mcp-only                  run the MCP phase only
+  --commands-only             run the commands and subagents phase only
 env:
   KANON_AGENTS_CACHE          where agent packages are installed (default: <repo>/.cache/agents)`;
 
@@ -123,6 +128,7 @@ function parseOptions(argv: string[], repoRoot: string): Options | string {
     if (flag === "--help" || flag === "-h") return USAGE;
     if (flag === "--keep") options.keep = true;
     else if (flag === "--mcp-only") options.mcpOnly = true;
+    else if (flag === "--commands-only") options.commandsOnly = true;
     else if (flag === "--no-netns") options.netns = false;
     else if (flag === "--kanon" && value) options.kanon = resolve(value);
     else if (flag === "--jobs" && Number(value) >= 1) options.jobs = Math.floor(Number(value));
@@ -275,12 +281,18 @@ async function runPhase(state: RunState): Promise<number> {
         const kept = await runRow(driver, installed[driver.id]!, scope, state, report);
         if (kept) keptDirs.push(kept);
       }
-      // Scopes where the agent reads MCP servers but no hooks (Kimi Code's project): the MCP phase only.
+      // Scopes where the agent reads MCP servers but no hooks (Kimi Code's project): the MCP phase and
+      // the commands phase only.
       for (const scope of driver.mcpOnlyScopes) {
         const root = join(runRoot, `${driver.id}-${scope}`);
         const started = performance.now();
         const row = `${driver.id}/${scope}`;
-        const failed = await runMcp(driver, installed[driver.id]!, scope, state, report, root);
+        const mcpFailed =
+          !options.commandsOnly && (await runMcp(driver, installed[driver.id]!, scope, state, report, root));
+        const commandsFailed =
+          !options.mcpOnly &&
+          (await runCommands(driver, installed[driver.id]!, scope, state, report, join(root, "commands")));
+        const failed = mcpFailed || commandsFailed;
         report.row({ row, version: driver.version, seconds: (performance.now() - started) / 1000 });
         if (failed || options.keep) keptDirs.push(root);
         else rmSync(root, { recursive: true, force: true });
@@ -291,7 +303,7 @@ async function runPhase(state: RunState): Promise<number> {
   // of its own beside the rows.
   const continuity = async (): Promise<void> => {
     const chain = selected.filter((d) => installed[d.id]);
-    if (chain.length === 0 || options.mcpOnly) return;
+    if (chain.length === 0 || options.mcpOnly || options.commandsOnly) return;
     const root = join(runRoot, "continuity");
     const checks = await continuityPhase({
       agents: chain.map((driver) => ({
@@ -397,6 +409,10 @@ async function runRow(
       await runMcp(driver, installed, scope, state, report, join(layout.root, "mcp"), timeoutMs);
       return failuresBefore() > 0 || options.keep ? layout.root : undefined;
     }
+    if (options.commandsOnly) {
+      await runCommands(driver, installed, scope, state, report, join(layout.root, "commands"), timeoutMs);
+      return failuresBefore() > 0 || options.keep ? layout.root : undefined;
+    }
     await driver.prepare(layout, model.url, scope);
     const hooks = readHooks(layout.kanonHome);
     const rendered = hooks.filter((h) => targets(h, driver.id) && !driver.omittedEvents.includes(h.event));
@@ -486,6 +502,7 @@ async function runRow(
 
     report.add(row, "hygiene", ...hygieneCheck([lifecycle, block]));
     await runMcp(driver, installed, scope, state, report, join(layout.root, "mcp"), timeoutMs);
+    await runCommands(driver, installed, scope, state, report, join(layout.root, "commands"), timeoutMs);
   } catch (error) {
     report.add(
       row,
@@ -531,6 +548,41 @@ async function runMcp(
       "mcp-render",
       "fail",
       `MCP phase error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    return true;
+  }
+}
+
+/** The commands and subagents phase of one agent and scope (conformance/commands/phase.ts); true when a check failed. */
+async function runCommands(
+  driver: AgentDriver,
+  installed: Installed,
+  scope: Scope,
+  state: RunState,
+  report: Report,
+  root: string,
+  timeoutMs = state.options.runTimeoutMs ?? driver.timeoutMs,
+): Promise<boolean> {
+  const row = `${driver.id}/${scope}`;
+  try {
+    const checks = await commandsPhase({
+      driver,
+      installed,
+      scope,
+      root,
+      repoRoot: state.paths.repoRoot,
+      kanonCli: state.options.kanon,
+      timeoutMs,
+      activeTokens,
+    });
+    for (const c of checks) report.add(row, c.id, c.status, c.detail);
+    return checks.some((c) => c.status === "fail");
+  } catch (error) {
+    report.add(
+      row,
+      "cmd-render",
+      "fail",
+      `commands phase error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
     return true;
   }

@@ -69,6 +69,14 @@ export const claude = defineDriver({
     };
   },
 
+  // Agents run in the background unless the call says otherwise; the result must come back in this turn.
+  subagentCalls: (name, task) => [
+    {
+      name: "Agent",
+      args: { subagent_type: name, description: "kanon conformance", prompt: task, run_in_background: false },
+    },
+  ],
+
   async mcpSetup(layout, _scope, servers) {
     // The user's approval of the project's .mcp.json servers, and of their tools in -p mode.
     const dir = join(layout.home, ".claude");

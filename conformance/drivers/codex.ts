@@ -127,6 +127,13 @@ export const codex = defineDriver({
 
   extraChecks: reviewChecks,
 
+  // Subagents are roles that the namespaced tool multi_agent_v1.spawn_agent starts in the background:
+  // `codex exec` ends with the main turn, so the main agent's final answer waits for the subagent.
+  subagentCalls: (name, task) => [
+    { name: "multi_agent_v1__spawn_agent", args: { agent_type: name, message: task } },
+  ],
+  subagentDelayMs: 2000,
+
   // The MCP phase runs without the approval bypass: config.toml's approval_policy = "never" still
   // lets a tool run unasked, unless kanon's approval settings for it say otherwise.
   mcpArgv: (argv) => [

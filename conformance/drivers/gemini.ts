@@ -1,7 +1,8 @@
 // Gemini CLI: Gemini API over SSE, hooks in settings.json (user ~/.gemini/ and project .gemini/), which
 // kanon shares with the endpoint settings the driver writes there first.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { geminiManifest } from "../../src/agents/gemini/manifest.js";
 import { installAgent } from "../lib/install.js";
@@ -89,6 +90,28 @@ export const gemini = defineDriver({
           stop_hook_active: { equals: false },
         };
     }
+  },
+
+  // The subagent tool takes the name; the subagent ends its turn only by calling its own complete_task.
+  subagentCalls: (name, task) => [
+    { name: "invoke_agent", args: { agent_name: name, prompt: task } },
+    { name: "complete_task", args: { result: "done" } },
+  ],
+
+  async subagentSetup(layout, scope, subagents) {
+    // Project subagents run only once the user acknowledged each file (its SHA-256) in the interactive
+    // CLI; the pinned Gemini keeps that in ~/.gemini/acknowledgments/agents.json (bundle read:
+    // AcknowledgedAgentsService). The suite makes the user's decision, as it trusts the folder.
+    if (scope !== "project") return;
+    const acknowledged = Object.fromEntries(
+      subagents.map((s) => [s.name, createHash("sha256").update(readFileSync(s.file)).digest("hex")]),
+    );
+    const dir = join(layout.home, ".gemini", "acknowledgments");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, "agents.json"),
+      `${JSON.stringify({ [layout.project]: acknowledged }, null, 2)}\n`,
+    );
   },
 
   async extraChecks(ctx) {

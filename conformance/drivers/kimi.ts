@@ -64,6 +64,10 @@ export const kimi = defineDriver({
     };
   },
 
+  subagentCalls: (name, task) => [
+    { name: "Agent", args: { subagent_type: name, description: "kanon conformance", prompt: task } },
+  ],
+
   async mcpSetup(layout, scope) {
     // Project servers start only in a folder the user trusted (Kimi's "Trust this folder"), which the
     // pinned Kimi records as $KIMI_CODE_HOME/workspace-trust/wd_<folder>_<sha256(path)[:12]> (bundle read:

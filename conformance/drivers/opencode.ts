@@ -9,6 +9,14 @@ import { defineDriver } from "./define.js";
 import type { FieldRule, LifecycleEvent, PayloadContext } from "./types.js";
 
 const VERSION = opencodeManifest.hooks.verified.version;
+const ENV = {
+  OPENCODE_DISABLE_AUTOUPDATE: "1",
+  OPENCODE_DISABLE_MODELS_FETCH: "1",
+  OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+  OPENCODE_DISABLE_SHARE: "1",
+  OPENCODE_DISABLE_CLAUDE_CODE: "1",
+};
+const RUN = ["run", "--print-logs", "--log-level", "INFO", "--model", "fake/fake-model"];
 
 function nativePackage(): string {
   const platform = platformKey().replace(/^win32-/, "windows-");
@@ -63,17 +71,21 @@ export const opencode = defineDriver({
   invocation(installed, _layout, _modelUrl, prompt) {
     return {
       // The prompt goes on stdin: as an argument, OpenCode 1 sends it wrapped in literal quotes.
-      argv: [...installed.argv, "run", "--print-logs", "--log-level", "INFO", "--model", "fake/fake-model"],
+      argv: [...installed.argv, ...RUN],
       stdin: prompt,
-      env: {
-        OPENCODE_DISABLE_AUTOUPDATE: "1",
-        OPENCODE_DISABLE_MODELS_FETCH: "1",
-        OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-        OPENCODE_DISABLE_SHARE: "1",
-        OPENCODE_DISABLE_CLAUDE_CODE: "1",
-      },
+      env: ENV,
     };
   },
+
+  // A slash command is not read from the prompt: `run --command <name>` with the arguments as the message
+  // (OpenCode quotes a word that holds a space, so the suite passes single words).
+  commandInvocation(installed, _layout, _modelUrl, name, args) {
+    return { argv: [...installed.argv, ...RUN, "--command", name, ...args], env: ENV };
+  },
+
+  subagentCalls: (name, task) => [
+    { name: "task", args: { subagent_type: name, description: "kanon conformance", prompt: task } },
+  ],
 
   payload(event: LifecycleEvent, ctx: PayloadContext) {
     // The README's promise for OpenCode: hook_event_name, session_id and cwd; tool events add tool_name

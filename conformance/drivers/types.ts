@@ -3,6 +3,7 @@
 // listing it in drivers/index.ts. The runner, the fake model, the checks and the summary are shared.
 
 import type { AgentManifest } from "../../src/model/manifest.js";
+import type { ScriptedCall } from "../fake-model/protocols.js";
 import type { RunResult } from "../lib/proc.js";
 
 export type Scope = "user" | "project";
@@ -89,6 +90,12 @@ export interface ExtraCheckContext {
   timeoutMs: number;
 }
 
+/** A subagent file kanon rendered: the name the agent knows it by, and the file. */
+export interface RenderedSubagent {
+  name: string;
+  file: string;
+}
+
 /** A driver as written: what only running the agent needs. The agent's facts come from its manifest. */
 export interface DriverSpec {
   /** kanon's manifest for the agent: its id, name, verified version, hook files and events. */
@@ -130,6 +137,32 @@ export interface DriverSpec {
   mcpSetup?(layout: Layout, scope: Scope, servers: string[]): Promise<Record<string, string> | undefined>;
   /** MCP phase: the headless command line, when it differs from the hook runs' (see codex.ts). */
   mcpArgv?(argv: string[]): string[];
+  /**
+   * Commands phase: the headless command line that runs the slash command `name` with `args`, when the
+   * agent does not take it as the prompt `/name args` (OpenCode's `run --command`).
+   */
+  commandInvocation?(
+    installed: Installed,
+    layout: Layout,
+    modelUrl: string,
+    name: string,
+    args: string[],
+  ): AgentInvocation;
+  /**
+   * Commands phase: the fake model's calls that hand `task` to the subagent `name` through the agent's
+   * own tool (and what the subagent must call to finish). Absent: the agent has no subagents.
+   */
+  subagentCalls?(name: string, task: string): ScriptedCall[];
+  /**
+   * Commands phase: holds back the main agent's final answer this long, for an agent that starts its
+   * subagent in the background and ends the run with the main turn (Codex's `spawn_agent`).
+   */
+  subagentDelayMs?: number;
+  /**
+   * Commands phase: what the user decides, not kanon, before the agent runs the rendered subagents
+   * (`files`) headless (Gemini CLI's acknowledgement of project subagents).
+   */
+  subagentSetup?(layout: Layout, scope: Scope, subagents: RenderedSubagent[]): Promise<void>;
 }
 
 /** A driver with the facts read from its manifest (see define.ts). */
