@@ -153,7 +153,8 @@ export async function loadValidated(
     hookMachine(scope, io),
   );
   if (validation.errors.length > 0 || validation.warnings.length > 0) {
-    // Loaded here: a run without messages needs no positions.
+    // Loaded here, as loadConfig loads the decoder: `kanon undo` uses this module, reads no
+    // kanon.yaml, and so never loads the YAML library.
     const { locator } = await import("../source/decode.js");
     const locate = locator(loaded.text, loaded.label);
     const place = (m: string) =>

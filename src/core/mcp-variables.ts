@@ -6,7 +6,7 @@
  */
 import type { McpServer } from "../model/config.js";
 import { ENV_REF } from "../model/env.js";
-import type { Agent } from "../model/manifest.js";
+import type { Agent, AgentManifest } from "../model/manifest.js";
 
 /** Where a left reference is in the agent's entry, e.g. `${TOKEN} in env.API_KEY`; empty when there is none. */
 export function literalVariables(agent: Agent, server: McpServer): string[] {
@@ -27,5 +27,10 @@ export function literalVariables(agent: Agent, server: McpServer): string[] {
 
 /** Why the agent gets no entry for the server, for the warning and the error. */
 export function literalVariablesWhy(agent: Agent, found: readonly string[]): string {
-  return `${agent.manifest.displayName} passes ${found.join(", ")} to the server as written (it does not expand variables in ${agent.manifest.mcp.file.user?.split("/").pop() ?? "its MCP file"})`;
+  return `${agent.manifest.displayName} passes ${found.join(", ")} to the server as written (it does not expand variables in ${mcpFileName(agent.manifest)})`;
+}
+
+/** The name of the file the agent reads its MCP servers from, for messages (`config.toml`). */
+export function mcpFileName(m: AgentManifest): string {
+  return m.mcp.file.user?.split("/").pop() ?? "its MCP file";
 }

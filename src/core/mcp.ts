@@ -10,7 +10,7 @@ import type { McpServer } from "../model/config.js";
 import { ENV_REF, envValue, expandEnv } from "../model/env.js";
 import { type Agent, MCP_FIELDS, type McpFieldName } from "../model/manifest.js";
 import { wordList } from "../model/text.js";
-import { literalVariables } from "./mcp-variables.js";
+import { literalVariables, mcpFileName } from "./mcp-variables.js";
 
 export interface McpDecision {
   server: string;
@@ -146,9 +146,8 @@ export function decideServer(
     const still = literalVariables(agent, render);
     if (still.length > 0) {
       const paths = server.resolve_env ? [] : culprits.map((r) => r.path);
-      const file = m.mcp.file.user?.split("/").pop() ?? "its MCP file";
       d.omitted = {
-        why: `${m.displayName} would pass ${still.join(", ")} to the server as written (it does not expand variables in ${file})${paths.length ? `; resolve_env: true lets kanon fill in ${paths.join(", ")} at apply` : ""}`,
+        why: `${m.displayName} would pass ${still.join(", ")} to the server as written (it does not expand variables in ${mcpFileName(m)})${paths.length ? `; resolve_env: true lets kanon fill in ${paths.join(", ")} at apply` : ""}`,
         paths,
       };
       d.outcome = "omitted";

@@ -119,11 +119,11 @@ interface Planning {
    * when the record is first read (diff and status never do).
    */
   pending: (() => void)[];
-  /** Whether each directory is one, looked at once per plan. */
+  /** Whether each directory is one (folderCache). */
   isDir: (dir: string) => boolean | null;
   /** The layout-preserving editors, once a co-owned file that exists needs them. */
   coOwned?: CoOwned;
-  /** The file a path is on disk, symlinked folders resolved (fileIdentity). */
+  /** The file a path is on disk, symlinked folders resolved: its folder's identity (folderCache), then its name. */
   identity: (path: string) => string;
   /** Each file on disk that a rendered path leads to, by identity: what is planned for it. */
   claimed: Map<string, Claim>;
@@ -147,6 +147,7 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
   const fs = options?.fs ?? realFs;
   const previous = options?.record ?? emptyRecord(root);
   const selected = new Set(options?.agents ?? files.map((f) => f.agent));
+  const folder = folderCache(fs);
   const p: Planning = {
     fs,
     previous,
@@ -156,8 +157,8 @@ export async function planChanges(files: readonly TargetFile[], options?: PlanOp
     merged: new Set(),
     deleted: [],
     pending: [],
-    isDir: directoryCache(fs),
-    identity: fileIdentity(fs),
+    isDir: (dir) => folder(dir).isDir,
+    identity: (path) => `${folder(dirname(path)).id}/${basename(path)}`,
     claimed: new Map(),
   };
   await planRendered(p, files);
@@ -349,26 +350,6 @@ function claim(
   throw new KanonError(
     `${earlier.path} (${earlier.file.agent}) and ${path} (${file.agent}) are one file on disk, ${target} (a symlink leads from one to the other), and kanon renders different content for them: make one of them a file of its own, or render it for one agent only; nothing was written`,
   );
-}
-
-/**
- * Which file a path is on disk: its folder by device and inode (symlinked folders resolved), then
- * its name; a folder that does not exist yet by its parent's. Each folder is looked at once.
- */
-function fileIdentity(fs: DestinationFs): (path: string) => string {
-  const dirs = new Map<string, string>();
-  const dirId = (dir: string): string => {
-    let id = dirs.get(dir);
-    if (id !== undefined) return id;
-    let st: Stats | null = null;
-    try {
-      st = fs.stat(dir);
-    } catch {}
-    id = st ? `${st.dev}:${st.ino}` : dirname(dir) === dir ? dir : `${dirId(dirname(dir))}/${basename(dir)}`;
-    dirs.set(dir, id);
-    return id;
-  };
-  return (path) => `${dirId(dirname(path))}/${basename(path)}`;
 }
 
 function planWhole(
@@ -659,25 +640,36 @@ function destinationProbe(
 }
 
 /**
- * Whether each directory is one, looked at once per plan: true, a directory; false, missing; null,
- * something else, or unreadable (the file's own lstat then says why).
+ * What a plan knows of each folder, looked at once: whether it is one (true; false, missing; null,
+ * something else, or unreadable: the file's own lstat then says why), and which folder it is on
+ * disk (by device and inode, symlinked folders resolved; a folder that does not exist yet by its
+ * parent's).
  */
-function directoryCache(fs: DestinationFs): (dir: string) => boolean | null {
-  const dirs = new Map<string, boolean | null>();
-  const isDir = (dir: string): boolean | null => {
-    let known = dirs.get(dir);
-    if (known !== undefined) return known;
+interface Folder {
+  isDir: boolean | null;
+  id: string;
+}
+
+function folderCache(fs: DestinationFs): (dir: string) => Folder {
+  const known = new Map<string, Folder>();
+  const folder = (dir: string): Folder => {
+    let f = known.get(dir);
+    if (f !== undefined) return f;
+    let st: Stats | null | undefined;
     try {
-      const st = fs.stat(dir);
-      if (st) known = st.isDirectory() || null;
-      // Missing (its parent is a directory, or missing too), or a parent is not a directory.
-      else if (dirname(dir) !== dir) known = isDir(dirname(dir)) === null ? null : false;
-      else known = null;
+      st = fs.stat(dir);
     } catch {
-      known = null;
+      st = undefined;
     }
-    dirs.set(dir, known);
-    return known;
+    if (st) f = { isDir: st.isDirectory() || null, id: `${st.dev}:${st.ino}` };
+    else if (dirname(dir) === dir) f = { isDir: null, id: dir };
+    else {
+      // Missing (its parent is a directory, or missing too), or a parent is not a directory.
+      const parent = folder(dirname(dir));
+      f = { isDir: st === null && parent.isDir !== null ? false : null, id: `${parent.id}/${basename(dir)}` };
+    }
+    known.set(dir, f);
+    return f;
   };
-  return isDir;
+  return folder;
 }

@@ -6,6 +6,7 @@
  * lost, and every agent gets back exactly what it has (reference §5.8.4, made exact).
  */
 import { OVERRIDABLE, overrideBetween, serverFor } from "../core/mcp-overrides.js";
+import { mcpFileName } from "../core/mcp-variables.js";
 import { deepEqual, isPlainObject, type PlainObject } from "../formats/values.js";
 import type { McpOverride, McpServer } from "../model/config.js";
 import { ENV_REF } from "../model/env.js";
@@ -164,9 +165,10 @@ function entryChange({ agent, name, native }: FoundServer, rendered: PlainObject
       typeof v === "string" && m.mcp.variables === "as-written" ? [...v.matchAll(ENV_REF)] : [],
     )
     .map((match) => match[0]);
-  const file = m.mcp.file.user?.split("/").pop() ?? "its MCP file";
   const why =
-    refs.length > 0 ? ` (${m.displayName} does not expand ${list([...new Set(refs)])} in ${file})` : "";
+    refs.length > 0
+      ? ` (${m.displayName} does not expand ${list([...new Set(refs)])} in ${mcpFileName(m)})`
+      : "";
   return `mcp server ${JSON.stringify(name)} for ${m.id}: ${parts.join("; ")}${why}`;
 }
 

@@ -5,6 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -172,4 +173,21 @@ describe("a failure on the way changes nothing", () => {
       expect(r.stdout).toBe("");
     });
   }
+
+  it("a home it cannot write in: the error names the file, not the temporary one beside it", async () => {
+    if (process.getuid?.() === 0) return; // root writes anywhere
+    s.writeHome(OTHER["kanon.yaml"]);
+    for (const dir of ["instructions", "skills", "hooks", ".kanon"]) mkdirSync(join(s.kh, dir));
+    chmodSync(s.kh, 0o555);
+    try {
+      const before = tree(s.kh);
+      const r = await s.run(["--home", s.kh, "init", "--force", "--no-git"]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(`cannot write ${s.kh}/kanon.yaml: permission denied; nothing was changed\n`);
+      expect(tree(s.kh)).toEqual(before);
+      expect(existsSync(backups())).toBe(false);
+    } finally {
+      chmodSync(s.kh, 0o755);
+    }
+  });
 });

@@ -4,4 +4,4 @@
  */
 import { homeWritesSuite } from "../support/home-writes.js";
 
-homeWritesSuite((s, args) => s.spawn(args, { env: { XDG_CACHE_HOME: undefined } }));
+homeWritesSuite((s, args) => s.spawn(args));

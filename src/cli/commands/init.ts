@@ -180,7 +180,10 @@ async function writeStarters(home: string, starters: readonly Starter[], io: Io)
     for (const s of starters) {
       const temp = tempPathFor(s.path);
       staged.push(temp);
-      await writeFile(temp, s.text, { mode: 0o644, flag: "wx" });
+      // Named by the file it becomes: the temporary name means nothing to the user.
+      await writeFile(temp, s.text, { mode: 0o644, flag: "wx" }).catch((e: unknown) => {
+        throw new KanonError(`cannot write ${s.path}: ${osErrorText(e)}`);
+      });
     }
   } catch (e) {
     const quietly = (p: Promise<unknown>) => p.catch(() => {});

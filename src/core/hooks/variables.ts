@@ -20,7 +20,10 @@ export function hookVariables(manifests: readonly AgentManifest[]): ReadonlySet<
  * `${NAME:?…}`) is not one: it says what happens without it.
  */
 export function shellVariableUses(text: string): string[] {
-  const names: string[] = [];
+  const names = new Set<string>();
+  // Linear in the command: a `${NAME…}` counts once a `}` closes it, which the last `}` tells
+  // without a scan from each `$` (quadratic in a command of many unclosed `${`).
+  const lastBrace = text.lastIndexOf("}");
   let quote: "'" | '"' | null = null;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charAt(i);
@@ -30,13 +33,20 @@ export function shellVariableUses(text: string): string[] {
     else if (ch === "'" && quote === null) quote = "'";
     else if (ch === '"') quote = quote === '"' ? null : '"';
     else if (ch === "$") {
-      const m = /^\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)([^}]*)\})/.exec(text.slice(i));
-      const name = m?.[1] ?? (m?.[2] !== undefined && !/^:?[-+=?]/.test(m[3]!) ? m[2] : undefined);
-      if (name !== undefined && !names.includes(name)) names.push(name);
+      VARIABLE.lastIndex = i;
+      const m = VARIABLE.exec(text);
+      const after = VARIABLE.lastIndex;
+      const braced =
+        m?.[2] !== undefined && lastBrace >= after && !/^:?[-+=?]/.test(text.slice(after, after + 2));
+      const name = m?.[1] ?? (braced ? m?.[2] : undefined);
+      if (name !== undefined) names.add(name);
     }
   }
-  return names;
+  return [...names];
 }
+
+/** `$NAME`, or the start of `${NAME…}`, at `lastIndex`. */
+const VARIABLE = /\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*))/y;
 
 /**
  * The variables of `known` that a command hook's command and args use and this agent does not set
