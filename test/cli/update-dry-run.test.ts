@@ -7,8 +7,7 @@ import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { restoredSandbox } from "../support/cli.js";
-import { otherClone } from "../support/git-remote.js";
+import { clonedMachine } from "../support/git-remote.js";
 
 const YAML = `version: 1
 agents: [claude, codex]
@@ -26,17 +25,10 @@ const GUARD = "#!/bin/sh\necho guarded\n";
 
 // A home cloned from the remote and applied, as a user has it after `kanon init <remote>` and
 // `kanon apply`: built once, put back before each test.
-const machine = restoredSandbox(async () => {
-  someoneElse.create();
-  push({ "kanon.yaml": YAML, "instructions/team.md": "Be brief.\n" });
-  expect((await k("init", remote)).status).toBe(0);
-  expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
+const { machine, home, git, push, k } = clonedMachine({
+  "kanon.yaml": YAML,
+  "instructions/team.md": "Be brief.\n",
 });
-const remote = join(machine.work, "remote.git");
-const home = join(machine.home, ".config", "kanon");
-const someoneElse = otherClone(remote, join(machine.work, "other"), machine.home);
-const { git, push } = someoneElse;
-const k = (...args: string[]) => machine.run(["--home", home, ...args]);
 const rev = (name: string) => git(home, "rev-parse", name).trim();
 
 /**
