@@ -4,7 +4,7 @@
  * with real git, a bare remote and someone else's clone that pushes to it.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clonedMachine } from "../support/git-remote.js";
@@ -127,6 +127,30 @@ describe("kanon update -n with nothing to pull", () => {
       `Dry run: nothing to pull (the home is at origin/${git(home, "branch", "--show-current").trim()}); what apply would change with the home as it is now:\n${apply.stdout}`,
     );
     expect(r.stdout).toContain("+Be terse.\n");
+    expect(everything()).toEqual(before);
+  });
+
+  it("says so when the home is ahead of its upstream (a commit not pushed yet)", async () => {
+    writeFileSync(join(home, "instructions/team.md"), "Be kind.\n");
+    git(
+      home,
+      "-c",
+      "user.name=me",
+      "-c",
+      "user.email=me@example.invalid",
+      "commit",
+      "--quiet",
+      "-am",
+      "mine",
+    );
+    const before = everything();
+    const r = await k("update", "-n");
+    const apply = await k("apply", "-n");
+    expect(r).toMatchObject({ status: 0, stderr: "" });
+    expect(r.stdout).toBe(
+      `Dry run: nothing to pull (the home is ahead of origin/${git(home, "branch", "--show-current").trim()}); what apply would change with the home as it is now:\n${apply.stdout}`,
+    );
+    expect(r.stdout).toContain("+Be kind.\n");
     expect(everything()).toEqual(before);
   });
 });
