@@ -83,6 +83,39 @@ describe("the docs", () => {
     }
   });
 
+  it("lists every command and every flag that kanon's help prints", async () => {
+    const table = readme.slice(
+      readme.indexOf("Global flags"),
+      readme.indexOf("\n\n", readme.indexOf("| command ")),
+    );
+    /** The lines under a help's `name:` heading (`Options:`, not `Global Options:`). */
+    const under = (text: string, name: string) =>
+      new RegExp(`^${name}:\\n((?: .*\\n)*)`, "m").exec(text)?.[1]?.split("\n") ?? [];
+    /** A command's own flags (its Options, not the global ones), and its subcommands. */
+    const help = async (command: string[]) => {
+      const text = (await s.run([...command, "--help"])).stdout;
+      return {
+        flags: under(text, "Options")
+          .flatMap((l) => l.match(/--[a-z-]+/g) ?? [])
+          .filter((f) => f !== "--help"),
+        commands: under(text, "Commands").flatMap((l) => /^ {2}([a-z]+)/.exec(l)?.[1] ?? []),
+      };
+    };
+    const missing: string[] = [];
+    const top = await help([]);
+    for (const flag of top.flags) if (!table.includes(`\`${flag}`)) missing.push(`kanon ${flag}`);
+    for (const command of top.commands) {
+      // A row names the command in its first cell (`kanon pull` / `kanon push …`).
+      const rows = table.split("\n").filter((l) => new RegExp(`^\\| [^|]*\`kanon ${command}[\` ]`).test(l));
+      if (rows.length === 0) missing.push(`kanon ${command}`);
+      const own = await help([command]);
+      const subs = await Promise.all(own.commands.map((sub) => help([command, sub])));
+      for (const flag of [...own.flags, ...subs.flatMap((h) => h.flags)])
+        if (!rows.some((r) => r.includes(flag))) missing.push(`kanon ${command} ${flag}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it("keep the README short: a guide, with the rest under docs/", () => {
     // A newcomer reads it in a few minutes; a topic of its own is a page of docs/.
     expect(readme.split("\n").length).toBeLessThan(300);
