@@ -1,7 +1,8 @@
 /** The README and the docs/ pages: what they state that the code decides, and their links. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { AGENTS } from "../../src/agents/index.js";
 import { generatedSections, updateGenerated } from "../../src/docs/generate.js";
 import { readDocPages } from "../../src/docs/pages.js";
@@ -66,6 +67,26 @@ describe("the docs", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg.scripts.example).toBeDefined();
     expect(readFileSync(join(ROOT, ".ci/run"), "utf8")).toContain("npm test");
+  });
+
+  it("says what the example home holds", () => {
+    const example = join(ROOT, "examples/home");
+    const yaml = parseYaml(readFileSync(join(example, "kanon.yaml"), "utf8"));
+    const files = (dir: string) => readdirSync(join(example, dir)).filter((f) => !f.startsWith("."));
+    const said = readme.slice(
+      readme.indexOf("`npm run example` renders"),
+      readme.indexOf(")", readme.indexOf("(instructions")),
+    );
+    const count = (n: number, one: string, many: string) =>
+      n === 1 ? `a ${one}` : `${["no", "", "two", "three", "four", "five", "six"][n]} ${many}`;
+    for (const part of [
+      count(files("skills").length, "skill", "skills"),
+      count(files("commands").length, "command", "commands"),
+      count(files("agents").length, "subagent", "subagents"),
+      count(Object.keys(yaml.mcp.servers).length, "MCP server", "MCP servers"),
+      count(yaml.hooks.length, "hook", "hooks"),
+    ])
+      expect(said.replace(/\s+/g, " ")).toContain(part);
   });
 
   it("lists only commands and flags that kanon has", async () => {
