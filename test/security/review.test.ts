@@ -136,6 +136,23 @@ describe("kanon update --yes", () => {
     expect(existsSync(join(machine.home, ".claude/commands/deploy.md"))).toBe(false);
   });
 
+  it("keys a command or subagent by the file the agent is given: the same file spelt another way is not asked about", async () => {
+    const FIXER = "---\ndescription: Fixes\ntools: [Read]\n---\nRead only.\n";
+    push(BASE, { "agents/fixer.md": FIXER, "commands/deploy.md": "Deploy.\n" });
+    expect((await k("update", "--yes", "--trust-hooks")).status).toBe(0);
+    // Quoted, in flow style, an explicit default target, front matter where there was none: the
+    // same files for Claude Code. With something else to write, so that the update applies.
+    push(`${BASE}instructions:\n  files: [instructions/team.md]\n`, {
+      "agents/fixer.md": '---\ndescription: "Fixes"\ntools: ["Read"]\ntargets: [all]\n---\nRead only.\n',
+      "commands/deploy.md": "---\n---\nDeploy.\n",
+      "instructions/team.md": "Be brief.\n",
+    });
+    const r = await k("update", "--yes");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain("New or changed");
+    expect(readFileSync(join(machine.home, ".claude/CLAUDE.md"), "utf8")).toContain("Be brief.");
+  });
+
   it("goes on without asking when what arrived runs nothing new", async () => {
     push(BASE.replace("version: 1\n", "version: 1\n# a comment\n"));
     const r = await k("update", "--yes");
