@@ -1,12 +1,7 @@
-/**
- * `kanon update -n` fetches and shows what the update would bring (the review of the incoming
- * commit and the diff applying it would make) without moving the home or writing anything else:
- * with real git, a bare remote and someone else's clone that pushes to it.
- */
-import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { snapshot } from "../support/cli.js";
 import { clonedMachine } from "../support/git-remote.js";
 
 const YAML = `version: 1
@@ -36,23 +31,10 @@ const rev = (name: string) => git(home, "rev-parse", name).trim();
  * record and reviewed.json, the home's files, its HEAD, index and branches), but what a fetch may
  * change: the objects it brings, FETCH_HEAD, and the remote-tracking refs and their logs.
  */
-function everything(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(machine.home, { recursive: true, withFileTypes: true })) {
-    const path = join(e.parentPath, e.name);
-    const rel = relative(machine.home, path);
-    if (
-      /^\.config\/kanon\/\.git\/(objects|FETCH_HEAD|refs\/remotes|logs\/refs\/remotes|packed-refs)/.test(rel)
-    )
-      continue;
-    const st = lstatSync(path);
-    if (st.isDirectory()) continue;
-    out[rel] = st.isSymbolicLink()
-      ? `-> ${readlinkSync(path)}`
-      : `${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
-  }
-  return out;
-}
+const everything = () =>
+  snapshot(machine.home, {
+    skip: /^\.config\/kanon\/\.git\/(objects|FETCH_HEAD|refs\/remotes|logs\/refs\/remotes|packed-refs)/,
+  });
 
 describe("kanon update -n with commits to pull", () => {
   it("fetches, shows the review and the diff of the incoming commit, and moves nothing else", async () => {
