@@ -98,7 +98,9 @@ describe("kanon init --force over an existing home", () => {
     s.writeHome(OTHER["kanon.yaml"], OTHER);
     const r = await s.k("init", "--force", "--no-git");
     expect(r.status).toBe(0);
-    expect(Object.keys(copies(r.stdout)).sort()).toEqual(Object.keys(OTHER).sort());
+    const saved = copies(r.stdout);
+    expect(Object.keys(saved).sort()).toEqual(Object.keys(OTHER).sort());
+    for (const [rel, text] of Object.entries(OTHER)) expect(readFileSync(saved[rel]!, "utf8")).toBe(text);
     expect(existsSync(join(s.kh, ".git"))).toBe(false);
     expect(r.stdout).not.toContain("ommit");
   });
