@@ -4,7 +4,7 @@ import { Readable, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/context.js";
 import { applyReviewer } from "../../src/cli/ui/review.js";
-import { type KanonSandbox, ROOT, sandboxEnv, sandboxPerTest, snapshot } from "../support/cli.js";
+import { type KanonSandbox, listFiles, ROOT, sandboxEnv, sandboxPerTest, snapshot } from "../support/cli.js";
 import { otherClone } from "../support/git-remote.js";
 
 const s = sandboxPerTest();
@@ -205,14 +205,7 @@ describe("the same count in update and in kanon ui", () => {
     other.create();
     const example = join(ROOT, "examples/home");
     const files = Object.fromEntries(
-      [
-        "kanon.yaml",
-        "instructions/shared.md",
-        "instructions/testing.md",
-        "skills/review/SKILL.md",
-        "commands/explain.md",
-        "agents/reviewer.md",
-      ].map((f) => [f, readFileSync(join(example, f), "utf8")]),
+      listFiles(example).map((f) => [f, readFileSync(join(example, f), "utf8")]),
     );
     other.push({ ...files, "kanon.yaml": ALL });
     expect((await s.k("init", remote)).status).toBe(0);
