@@ -15,6 +15,7 @@ import {
   type Installed,
   type Layout,
   LIFECYCLE,
+  type PhaseCheck,
   type Scope,
 } from "./drivers/types.js";
 import { ENVELOPE_COLUMNS, envelopePhase } from "./envelope.js";
@@ -520,7 +521,7 @@ async function runRow(
 }
 
 /** The MCP phase of one agent and scope (conformance/mcp/phase.ts); true when a check failed. */
-async function runMcp(
+function runMcp(
   driver: AgentDriver,
   installed: Installed,
   scope: Scope,
@@ -529,32 +530,16 @@ async function runMcp(
   root: string,
   timeoutMs = state.options.runTimeoutMs ?? driver.timeoutMs,
 ): Promise<boolean> {
-  const row = `${driver.id}/${scope}`;
-  try {
-    const { checks } = await mcpPhase({
-      driver,
-      installed,
-      scope,
-      root,
-      repoRoot: state.paths.repoRoot,
-      kanonCli: state.options.kanon,
-      timeoutMs,
-    });
-    for (const c of checks) report.add(row, c.id, c.status, c.detail);
-    return checks.some((c) => c.status === "fail");
-  } catch (error) {
-    report.add(
-      row,
-      "mcp-render",
-      "fail",
-      `MCP phase error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
-    return true;
-  }
+  const { repoRoot } = state.paths;
+  const kanonCli = state.options.kanon;
+  return reportPhase(`${driver.id}/${scope}`, report, "mcp-render", "MCP phase", async () => {
+    const context = { driver, installed, scope, root, repoRoot, kanonCli, timeoutMs };
+    return (await mcpPhase(context)).checks;
+  });
 }
 
 /** The commands and subagents phase of one agent and scope (conformance/commands/phase.ts); true when a check failed. */
-async function runCommands(
+function runCommands(
   driver: AgentDriver,
   installed: Installed,
   scope: Scope,
@@ -563,27 +548,31 @@ async function runCommands(
   root: string,
   timeoutMs = state.options.runTimeoutMs ?? driver.timeoutMs,
 ): Promise<boolean> {
-  const row = `${driver.id}/${scope}`;
+  const { repoRoot } = state.paths;
+  const kanonCli = state.options.kanon;
+  return reportPhase(`${driver.id}/${scope}`, report, "cmd-render", "commands phase", () =>
+    commandsPhase({ driver, installed, scope, root, repoRoot, kanonCli, timeoutMs, activeTokens }),
+  );
+}
+
+/**
+ * A phase's checks added to the report's row; an error it throws is a failure in its first column
+ * (`<name> error: …`). True when a check failed.
+ */
+async function reportPhase(
+  row: string,
+  report: Report,
+  column: string,
+  name: string,
+  phase: () => Promise<readonly PhaseCheck[]>,
+): Promise<boolean> {
   try {
-    const checks = await commandsPhase({
-      driver,
-      installed,
-      scope,
-      root,
-      repoRoot: state.paths.repoRoot,
-      kanonCli: state.options.kanon,
-      timeoutMs,
-      activeTokens,
-    });
+    const checks = await phase();
     for (const c of checks) report.add(row, c.id, c.status, c.detail);
     return checks.some((c) => c.status === "fail");
   } catch (error) {
-    report.add(
-      row,
-      "cmd-render",
-      "fail",
-      `commands phase error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    report.add(row, column, "fail", `${name} error: ${text}`);
     return true;
   }
 }

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parse } from "yaml";
-import type { AgentDriver, Installed, Layout, RenderedSubagent, Scope } from "../drivers/types.js";
+import type { AgentDriver, Layout, PhaseCheck, PhaseContext, RenderedSubagent } from "../drivers/types.js";
 import { pickShellTool, type ScriptedCall } from "../fake-model/protocols.js";
 import { type FakeModel, type RecordedRequest, startFakeModel } from "../fake-model/server.js";
 import { show } from "../lib/checks.js";
@@ -26,12 +26,6 @@ const PLAIN_PROMPT = "Hand the kanon conformance probe to the subagent.";
 const COMMAND_ORDER = ["kanon-pos", "kanon-all"];
 /** The subagent to run: the one with a tool list where the agent can say it, else the plain one. */
 const SUBAGENT_ORDER = ["kanon-reader", "kanon-plain"];
-
-export interface CommandsCheck {
-  id: string;
-  status: "pass" | "fail" | "warn" | "skip";
-  detail: string;
-}
 
 /** One row of `kanon commands --json` or `kanon agents --json`, for one item and one agent. */
 export interface ItemDecision {
@@ -54,15 +48,7 @@ export interface Rendered {
   warnings: string[];
 }
 
-export interface CommandsPhaseContext {
-  driver: AgentDriver;
-  installed: Installed;
-  scope: Scope;
-  /** Folder for this phase's layout. */
-  root: string;
-  repoRoot: string;
-  kanonCli: string;
-  timeoutMs: number;
+export interface CommandsPhaseContext extends PhaseContext {
   activeTokens?: Set<string>;
   /** How the home gets rendered (default: `kanon apply --yes` and its two reports). */
   render?(layout: Layout, env: Record<string, string>): Promise<Rendered>;
@@ -87,10 +73,10 @@ interface Run {
   requests: RecordedRequest[];
 }
 
-export async function commandsPhase(ctx: CommandsPhaseContext): Promise<CommandsCheck[]> {
+export async function commandsPhase(ctx: CommandsPhaseContext): Promise<PhaseCheck[]> {
   const { driver, scope } = ctx;
-  const checks: CommandsCheck[] = [];
-  const add = (id: string, status: CommandsCheck["status"], detail: string) =>
+  const checks: PhaseCheck[] = [];
+  const add = (id: string, status: PhaseCheck["status"], detail: string) =>
     checks.push({ id, status, detail });
   const home = join(ctx.repoRoot, "conformance", "commands", "home");
   const items = readHomeItems(home);
@@ -164,7 +150,7 @@ export async function commandsPhase(ctx: CommandsPhaseContext): Promise<Commands
   return checks;
 }
 
-type Verdict = [CommandsCheck["status"], string];
+type Verdict = [PhaseCheck["status"], string];
 
 /** `kanon apply --yes`, then `kanon commands --json` and `kanon agents --json`. */
 async function kanonRender(

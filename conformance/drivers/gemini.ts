@@ -62,7 +62,7 @@ export const gemini = defineDriver({
   },
 
   payload(event: LifecycleEvent, ctx: PayloadContext) {
-    // Gemini's events for the neutral ones (README): BeforeAgent, BeforeTool, AfterTool, AfterAgent.
+    // Gemini's events for the neutral ones (docs/agents.md): BeforeAgent, BeforeTool, AfterTool, AfterAgent.
     const common = (native: string): Record<string, FieldRule> => ({
       hook_event_name: { equals: native },
       session_id: "string",

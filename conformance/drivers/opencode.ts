@@ -88,9 +88,10 @@ export const opencode = defineDriver({
   ],
 
   payload(event: LifecycleEvent, ctx: PayloadContext) {
-    // The README's promise for OpenCode: hook_event_name, session_id and cwd; tool events add tool_name
-    // (OpenCode's own tool id: bash on OpenCode 1), tool_input (its arguments, as is) and tool_use_id;
-    // PostToolUse adds tool_response, UserPromptSubmit prompt, SessionStart source.
+    // What docs/agents.md promises for OpenCode (Runtime notes): hook_event_name, session_id and cwd;
+    // tool events add tool_name (OpenCode's own tool id: bash on OpenCode 1), tool_input (its
+    // arguments, as is) and tool_use_id; PostToolUse adds tool_response, UserPromptSubmit prompt,
+    // SessionStart source.
     const common: Record<string, FieldRule> = {
       hook_event_name: { equals: event },
       session_id: "string",

@@ -68,6 +68,25 @@ export interface PayloadContext {
   command: string;
 }
 
+/** What a phase of the suite (MCP, commands and subagents) runs with, for one agent and scope. */
+export interface PhaseContext {
+  driver: AgentDriver;
+  installed: Installed;
+  scope: Scope;
+  /** Folder for this phase's layout. */
+  root: string;
+  repoRoot: string;
+  kanonCli: string;
+  timeoutMs: number;
+}
+
+/** One check of a phase: a column of the report, for the agent and scope's row. */
+export interface PhaseCheck {
+  id: string;
+  status: "pass" | "fail" | "warn" | "skip";
+  detail: string;
+}
+
 export interface ExtraCheck {
   id: string;
   ok: boolean;

@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { parse } from "yaml";
 import { AGENT_IDS } from "../../src/agents/index.js";
 import { agentHomes, agentPath } from "../../src/core/homes.js";
-import type { AgentDriver, Installed, Layout, Scope } from "../drivers/types.js";
+import type { AgentDriver, Layout, PhaseCheck, PhaseContext, Scope } from "../drivers/types.js";
 import { type FakeModel, type RecordedRequest, startFakeModel } from "../fake-model/server.js";
 import { show } from "../lib/checks.js";
 import { baseEnv, createLayout } from "../lib/layout.js";
@@ -44,23 +44,6 @@ const KANON_VALUES = {
   KMCP_TOKEN: "kanon-token",
 };
 
-export interface McpCheck {
-  id: string;
-  status: "pass" | "fail" | "warn" | "skip";
-  detail: string;
-}
-
-export interface McpPhaseContext {
-  driver: AgentDriver;
-  installed: Installed;
-  scope: Scope;
-  /** Folder for this phase's layout. */
-  root: string;
-  repoRoot: string;
-  kanonCli: string;
-  timeoutMs: number;
-}
-
 interface StubRecord {
   event: string;
   name: string;
@@ -88,10 +71,11 @@ export function toolName(driver: AgentDriver, server: string, tool: string): str
   return driver.manifest.mcp.toolName.replace("{server}", server).replace("{tool}", tool);
 }
 
-export async function mcpPhase(ctx: McpPhaseContext): Promise<{ checks: McpCheck[]; root: string }> {
+export async function mcpPhase(ctx: PhaseContext): Promise<{ checks: PhaseCheck[]; root: string }> {
   const { driver, scope } = ctx;
-  const checks: McpCheck[] = [];
-  const add = (id: string, status: McpCheck["status"], detail: string) => checks.push({ id, status, detail });
+  const checks: PhaseCheck[] = [];
+  const add = (id: string, status: PhaseCheck["status"], detail: string) =>
+    checks.push({ id, status, detail });
   const layout = await createLayout(ctx.root, join(ctx.repoRoot, "conformance", "mcp", "home"));
   const log = join(layout.root, "mcp-servers.jsonl");
   const model = await startFakeModel();
@@ -390,7 +374,7 @@ async function startHttpStub(layout: Layout, log: string): Promise<{ port: numbe
 }
 
 async function runAgent(
-  ctx: McpPhaseContext,
+  ctx: PhaseContext,
   layout: Layout,
   model: FakeModel,
   calls: { name: string; args: Record<string, unknown> }[],

@@ -1,6 +1,6 @@
 /**
  * Each agent's translation of every neutral MCP field, as its manifest's MCP table says (the table
- * is what `kanon mcp` and the README print, and what the conformance suite checks in the real agent),
+ * is what `kanon mcp` and docs/mcp.md print, and what the conformance suite checks in the real agent),
  * and the decisions core/mcp.ts makes from it: references the agent cannot say, resolve_env, fields
  * left out.
  */

@@ -1,28 +1,10 @@
-/**
- * `Applied N file change(s).` says how many files the apply created, changed (bytes or mode) or
- * deleted: each scenario snapshots every destination (the user's home and the project; kanon's state
- * directory aside) before and after, and N must be the number of paths that differ.
- */
-import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { join, relative } from "node:path";
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/context.js";
 import { applyReviewer } from "../../src/cli/ui/review.js";
-import { type KanonSandbox, ROOT, sandboxEnv, sandboxPerTest } from "../support/cli.js";
+import { type KanonSandbox, listFiles, ROOT, sandboxEnv, sandboxPerTest, snapshot } from "../support/cli.js";
 import { otherClone } from "../support/git-remote.js";
 
 const s = sandboxPerTest();
@@ -34,23 +16,19 @@ const ALL = EXAMPLE.replace(
   "version: 1\nagents: [claude, codex, opencode, gemini, kimi]\nhooks_envelope: neutral\ncontinuity: { reanchor: true, position_on_prompt: true }\n",
 ).replace("targets: [claude, codex, opencode]", "targets: [claude, codex, opencode, gemini, kimi]");
 
-/** Every file and symlink below `dir` (kanon's state, git's and the Kanon home's files aside): path → bytes and mode. */
-function snapshot(dir: string, out: Record<string, string> = {}): Record<string, string> {
-  if (!existsSync(dir)) return out;
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(e.parentPath, e.name);
-    const rel = relative(s.home, path);
-    if (/(^|\/)(\.git|\.local\/state\/kanon|\.config\/kanon)(\/|$)/.test(rel)) continue;
-    const st = lstatSync(path);
-    if (st.isDirectory()) continue;
-    out[path] = st.isSymbolicLink()
-      ? `-> ${readlinkSync(path)}`
-      : `${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
-  }
-  return out;
-}
+/** Not a destination: git's files, kanon's state directory and the Kanon home. */
+const NOT_DESTINATION = /(^|\/)(\.git|\.local\/state\/kanon|\.config\/kanon)(\/|$)/;
 
-const destinations = () => snapshot(project(), snapshot(s.home));
+/** Every file and symlink of the destinations, the user's home and the project: path → bytes and mode. */
+const destinations = () => ({
+  ...snapshot(s.home, { skip: NOT_DESTINATION }),
+  ...Object.fromEntries(
+    Object.entries(snapshot(project(), { skip: NOT_DESTINATION })).map(([rel, v]) => [
+      join("<project>", rel),
+      v,
+    ]),
+  ),
+});
 
 function changedFiles(before: Record<string, string>, after: Record<string, string>): string[] {
   return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((p) => before[p] !== after[p]);
@@ -227,14 +205,7 @@ describe("the same count in update and in kanon ui", () => {
     other.create();
     const example = join(ROOT, "examples/home");
     const files = Object.fromEntries(
-      [
-        "kanon.yaml",
-        "instructions/shared.md",
-        "instructions/testing.md",
-        "skills/review/SKILL.md",
-        "commands/explain.md",
-        "agents/reviewer.md",
-      ].map((f) => [f, readFileSync(join(example, f), "utf8")]),
+      listFiles(example).map((f) => [f, readFileSync(join(example, f), "utf8")]),
     );
     other.push({ ...files, "kanon.yaml": ALL });
     expect((await s.k("init", remote)).status).toBe(0);

@@ -6,10 +6,10 @@
  * The imported kanon.yaml and the warnings are golden files (`UPDATE_GOLDEN=1` rewrites them).
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ROOT, type Sandbox, sandbox, sandboxEnv } from "../support/cli.js";
+import { ROOT, type Sandbox, sandbox, sandboxEnv, snapshot } from "../support/cli.js";
 import { InProcessTerminal } from "../support/pty.js";
 
 const TOKEN = "ghp_k4N0nF1xtur3T0k3nAAAAAAAAAAAAAAAAAAAA";
@@ -31,16 +31,7 @@ function git(s: Sandbox, cwd: string, ...args: string[]): string {
 }
 
 /** Every file under `dir` but the state directory and the Kanon home: path → bytes and mode. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(e.parentPath, e.name);
-    const rel = relative(dir, path);
-    if (e.isDirectory() || rel.startsWith(".local/state") || rel.startsWith(".config/kanon")) continue;
-    out[relative(dir, path)] = `${(statSync(path).mode & 0o777).toString(8)} ${readFileSync(path, "base64")}`;
-  }
-  return out;
-}
+const settings = (dir: string) => snapshot(dir, { skip: /^\.local\/state|^\.config\/kanon/ });
 
 const golden = (name: string, text: string) => {
   const path = join(GOLDEN, name);
@@ -66,7 +57,7 @@ afterEach(() => {
 
 describe("the five-agent machine", () => {
   it("import --write: one server under its own name in every agent, the token in the store; diff says No changes. and apply changes no byte", async () => {
-    const before = snapshot(a.home);
+    const before = settings(a.home);
     const r = await ka("import", "--write", "--git");
     expect(r.status).toBe(0);
     golden("five-agents.kanon.yaml", readFileSync(join(homeA, "kanon.yaml"), "utf8"));
@@ -96,7 +87,7 @@ describe("the five-agent machine", () => {
       `${join(a.home, ".claude.json")} holds the secret GITHUB_PERSONAL_ACCESS_TOKEN and other users can read it (mode 0644): chmod 600 ${join(a.home, ".claude.json")}`,
     );
     expect((await ka("apply", "--yes")).stdout).toBe("No changes.\n");
-    expect(snapshot(a.home)).toEqual(before);
+    expect(settings(a.home)).toEqual(before);
     // render shows kanon.yaml's reference, never the value.
     const render = await ka("render");
     expect(render.stdout).toContain(
@@ -275,7 +266,7 @@ describe("a home in the middle of a merge or rebase is never applied", () => {
     ).not.toBe(0);
     expect(readFileSync(join(homeB, "instructions/shared.md"), "utf8")).toContain("<<<<<<<");
 
-    const before = snapshot(b.home);
+    const before = settings(b.home);
     const line = `the Kanon home ${homeB} is in the middle of a rebase: resolve the conflicts, git -C ${homeB} add the files and git -C ${homeB} rebase --continue, or git -C ${homeB} rebase --abort, then run kanon again; nothing was written\n`;
     for (const cmd of [["apply", "--yes"], ["diff"], ["render"], ["update", "--yes"]]) {
       const r = await kb(...cmd);
@@ -284,7 +275,7 @@ describe("a home in the middle of a merge or rebase is never applied", () => {
     const status = await kb("status");
     expect(status.status).toBe(1);
     expect(status.stderr).toContain(line);
-    expect(snapshot(b.home)).toEqual(before);
+    expect(settings(b.home)).toEqual(before);
 
     // The same pull as a merge: the merge is named, and how to finish or abort it.
     git(b, homeB, "rebase", "--abort");
@@ -295,7 +286,7 @@ describe("a home in the middle of a merge or rebase is never applied", () => {
       status: 1,
       stderr: `the Kanon home ${homeB} is in the middle of a merge: resolve the conflicts and git -C ${homeB} commit, or git -C ${homeB} merge --abort, then run kanon again; nothing was written\n`,
     });
-    expect(snapshot(b.home)).toEqual(before);
+    expect(settings(b.home)).toEqual(before);
 
     // Conflict markers left in a committed file are refused too, naming the file and line.
     git(b, homeB, "merge", "--abort");
@@ -308,7 +299,7 @@ describe("a home in the middle of a merge or rebase is never applied", () => {
       stderr:
         "instructions/shared.md:2: unresolved merge conflict (<<<<<<< … >>>>>>>): keep the version you want, delete the marker lines and commit, then run kanon again; nothing was written\n",
     });
-    expect(snapshot(b.home)).toEqual(before);
+    expect(settings(b.home)).toEqual(before);
   });
 });
 
@@ -320,13 +311,13 @@ describe("a typo never empties a section", () => {
     writeFileSync(join(homeB, "kanon.yaml"), yaml);
     expect((await kb("apply", "--yes")).status).toBe(0);
     writeFileSync(join(homeB, "kanon.yaml"), yaml.replace("hooks:", "hoks:"));
-    const before = snapshot(b.home);
+    const before = settings(b.home);
     for (const cmd of [["validate"], ["apply", "--yes"]])
       expect(await kb(...cmd)).toMatchObject({
         status: 1,
         stderr: 'kanon.yaml:2:1: unknown key "hoks"; did you mean "hooks"?\n',
       });
-    expect(snapshot(b.home)).toEqual(before);
+    expect(settings(b.home)).toEqual(before);
     expect(existsSync(join(b.home, ".config/opencode/plugins/kanon-hooks.js"))).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sandboxPerTest } from "../support/cli.js";
+import { projectDirUnset } from "../support/manifests.js";
 
 const s = sandboxPerTest((s) => mkdirSync(s.kh));
 const { k, writeHome: home } = s;
@@ -331,15 +332,14 @@ describe("Gemini CLI and Kimi Code run command hooks only", () => {
 describe("a hook that uses a variable only some agents set for their hooks", () => {
   const GUARD =
     "version: 1\nagents: [codex, claude, opencode, gemini, kimi]\nhooks:\n  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    command: '\"${CLAUDE_PROJECT_DIR}\"/hooks/guard.sh'\n";
-  const why = (agent: string, who: string) =>
-    `(${who} does not set it for the hooks it runs; write \${CLAUDE_PROJECT_DIR:-…} if the hook can do without it, or leave ${agent} out of its targets)`;
+  const why = (agent: string) => `(${projectDirUnset(agent)})`;
 
   it("is left out, with one warning each, for the agents that do not set it, wherever kanon runs", async () => {
     home(GUARD);
     const expected =
-      `warning: hook "guard" is not rendered for codex: variable $CLAUDE_PROJECT_DIR is not supported ${why("codex", "Codex CLI 0.171.0")}\n` +
-      `warning: hook "guard" is not rendered for opencode: variable $CLAUDE_PROJECT_DIR is not supported ${why("opencode", "OpenCode 1.18.33")}\n` +
-      `warning: hook "guard" is not rendered for kimi: variable $CLAUDE_PROJECT_DIR is not supported ${why("kimi", "Kimi Code 2.1.0")}\n`;
+      `warning: hook "guard" is not rendered for codex: variable $CLAUDE_PROJECT_DIR is not supported ${why("codex")}\n` +
+      `warning: hook "guard" is not rendered for opencode: variable $CLAUDE_PROJECT_DIR is not supported ${why("opencode")}\n` +
+      `warning: hook "guard" is not rendered for kimi: variable $CLAUDE_PROJECT_DIR is not supported ${why("kimi")}\n`;
     // Outside Claude, and inside it (where kanon's own environment has the variable).
     for (const env of [{}, { CLAUDE_PROJECT_DIR: s.work }]) {
       const r = await s.run(["--home", s.kh, "apply", "--yes"], { env });
@@ -357,7 +357,7 @@ describe("a hook that uses a variable only some agents set for their hooks", () 
     expect(table).toMatch(row("guard", "PreToolUse", "codex", "left out"));
     expect(table).toMatch(row("guard", "PreToolUse", "gemini", "translated (gated)"));
     expect(table).toContain(
-      `guard → codex: left out: variable $CLAUDE_PROJECT_DIR is not supported ${why("codex", "Codex CLI 0.171.0")}\n`,
+      `guard → codex: left out: variable $CLAUDE_PROJECT_DIR is not supported ${why("codex")}\n`,
     );
     const decisions = JSON.parse((await k("hooks", "--json")).stdout).hooks;
     expect(decisions.find((d: { agent: string }) => d.agent === "kimi")).toMatchObject({
@@ -366,7 +366,7 @@ describe("a hook that uses a variable only some agents set for their hooks", () 
       explicit: false,
       missing: {
         capability: "variable $CLAUDE_PROJECT_DIR",
-        detail: why("kimi", "Kimi Code 2.1.0").slice(1, -1),
+        detail: why("kimi").slice(1, -1),
       },
     });
   });
@@ -374,7 +374,7 @@ describe("a hook that uses a variable only some agents set for their hooks", () 
   it("is an error naming the hook with kanon.yaml:LINE:COL for an agent its targets name", async () => {
     home(`${GUARD}    targets: [claude, gemini, codex]\n`);
     await rejects(
-      `kanon.yaml:4:5: hook "guard" targets codex but variable $CLAUDE_PROJECT_DIR is not supported for codex ${why("codex", "Codex CLI 0.171.0")}\n`,
+      `kanon.yaml:4:5: hook "guard" targets codex but variable $CLAUDE_PROJECT_DIR is not supported for codex ${why("codex")}\n`,
     );
   });
 });

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo, skillMd } from "../providers/helpers.js";
 import { listFiles, ROOT, sandboxPerTest } from "../support/cli.js";
+import { projectDirUnset } from "../support/manifests.js";
 
 const s = sandboxPerTest();
 const { k, writeFiles: machine } = s;
@@ -425,7 +426,7 @@ describe("hooks through the manifests", () => {
     machine({ ".codex/hooks.json": JSON.stringify(hook), ".claude/settings.json": JSON.stringify(hook) });
     const r = await k("import");
     expect(warnings(r.stderr)).toEqual([
-      `warning: left out codex hook "Stop" (${command}): variable $CLAUDE_PROJECT_DIR is not supported (Codex CLI 0.171.0 does not set it for the hooks it runs; write \${CLAUDE_PROJECT_DIR:-…} if the hook can do without it, or leave codex out of its targets)`,
+      `warning: left out codex hook "Stop" (${command}): variable $CLAUDE_PROJECT_DIR is not supported (${projectDirUnset("codex")})`,
     ]);
     expect(r.stdout).toContain(`    command: '${command}'\n    targets: [claude]\n`);
   });

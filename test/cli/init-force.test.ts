@@ -9,7 +9,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   readlinkSync,
   statSync,
@@ -17,10 +16,10 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STARTER_CONFIG, STARTER_INSTRUCTIONS } from "../../src/cli/commands/init.js";
-import { sandboxEnv, sandboxPerTest } from "../support/cli.js";
+import { sandboxEnv, sandboxPerTest, snapshot } from "../support/cli.js";
 
 const s = sandboxPerTest();
 const OTHER = {
@@ -42,22 +41,8 @@ function git(...args: string[]): string {
   return r.stdout;
 }
 
-/** Every entry below `dir`: path → mode and bytes, a symlink's target, or `dir`. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!existsSync(dir)) return out;
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(e.parentPath, e.name);
-    if (relative(dir, path).startsWith(".git/")) continue;
-    const st = lstatSync(path);
-    out[relative(dir, path)] = st.isSymbolicLink()
-      ? `-> ${readlinkSync(path)}`
-      : st.isDirectory()
-        ? "dir"
-        : `${(st.mode & 0o777).toString(8)} ${readFileSync(path, "base64")}`;
-  }
-  return out;
-}
+/** Every entry below `dir` but git's files: path → mode and bytes, a symlink's target, or `folder`. */
+const tree = (dir: string) => snapshot(dir, { skip: /^\.git\//, folders: true });
 
 /** `Saved the <rel> it replaces… in <copy>` lines: rel → copy. */
 function copies(stdout: string): Record<string, string> {
@@ -114,7 +99,9 @@ describe("kanon init --force over an existing home", () => {
     s.writeHome(OTHER["kanon.yaml"], OTHER);
     const r = await s.k("init", "--force", "--no-git");
     expect(r.status).toBe(0);
-    expect(Object.keys(copies(r.stdout)).sort()).toEqual(Object.keys(OTHER).sort());
+    const saved = copies(r.stdout);
+    expect(Object.keys(saved).sort()).toEqual(Object.keys(OTHER).sort());
+    for (const [rel, text] of Object.entries(OTHER)) expect(readFileSync(saved[rel]!, "utf8")).toBe(text);
     expect(existsSync(join(s.kh, ".git"))).toBe(false);
     expect(r.stdout).not.toContain("ommit");
   });

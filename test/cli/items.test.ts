@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sandboxPerTest } from "../support/cli.js";
+import { listFiles, sandboxPerTest } from "../support/cli.js";
 
 const s = sandboxPerTest();
 const { k } = s;
@@ -85,6 +85,56 @@ describe("commands and subagents render into each agent's folder", () => {
     });
     expect((await k("apply", "--yes")).status).toBe(0);
     expect(read(claudeFile("commands/review.md"))).toBe("x\n");
+  });
+});
+
+describe("the home's files", () => {
+  it("every <name>.md of commands/ and agents/ is an item, in byte order; hidden files, other files and folders are not", async () => {
+    s.writeHome("version: 1\nagents: [claude]\n", {
+      "commands/b.md": "b\n",
+      "commands/a.md": "a\n",
+      "commands/Z.md": "Z\n",
+      "commands/.hidden.md": "hidden\n",
+      "commands/notes.txt": "notes\n",
+      "commands/sub/inner.md": "inner\n",
+      "commands/folder.md/x.md": "in a folder named like an item\n",
+      "agents/reader.md": READER,
+      "agents/.draft.md": READER,
+      "agents/reader.md.bak": READER,
+    });
+    const names = async (report: string, kind: string) =>
+      (JSON.parse((await k(report, "--json")).stdout)[kind] as Record<string, string>[]).map(
+        (d) => d[report === "commands" ? "command" : "subagent"],
+      );
+    expect(await names("commands", "commands")).toEqual(["Z", "a", "b"]);
+    expect(await names("agents", "subagents")).toEqual(["reader"]);
+    expect(await k("apply", "--yes")).toMatchObject({ status: 0, stderr: "" });
+    expect(listFiles(join(s.home, ".claude"))).toEqual([
+      "agents/reader.md",
+      "commands/Z.md",
+      "commands/a.md",
+      "commands/b.md",
+    ]);
+  });
+
+  it("targets omitted, empty or all: every agent, implicitly (an agent without the feature is a warning)", async () => {
+    s.writeHome("version: 1\nagents: [claude, codex]\n", {
+      "commands/none.md": "x\n",
+      "commands/empty.md": "---\ntargets: []\n---\nx\n",
+      "commands/all.md": "---\ntargets: [all]\n---\nx\n",
+    });
+    const r = await k("apply", "--yes");
+    expect(r.status, r.stderr).toBe(0);
+    // Each warning names where the targets are, or the file.
+    const warning = (at: string, name: string) =>
+      `warning: ${at}: command "${name}" is not rendered for codex: slash commands are not supported (Codex CLI has no slash commands of its own since 0.117.0; it has skills instead)\n`;
+    expect(r.stderr).toBe(
+      warning("commands/all.md:2:10", "all") +
+        warning("commands/empty.md:2:10", "empty") +
+        warning("commands/none.md:1", "none"),
+    );
+    for (const name of ["all", "empty", "none"])
+      expect(existsSync(claudeFile(`commands/${name}.md`)), name).toBe(true);
   });
 });
 
@@ -280,6 +330,24 @@ describe("mistakes are one line naming the file and line, and nothing is written
     await rejects(
       'kanon.yaml:4:11: command "ns:review": the name contains ":", which agents read as a namespace\n' +
         'kanon.yaml:5:11: command "../../x": the name is not one name of letters, digits and . _ - @ + ~ , = (not starting with . or -)\n',
+    );
+  });
+
+  it("a name longer than 250 bytes (an agent's file is the name and its extension)", async () => {
+    const name = "x".repeat(251);
+    s.writeHome("version: 1\nagents: [claude]\n", {
+      [`commands/${name}.md`]: "x\n",
+      [`commands/${name.slice(1)}.md`]: "x\n",
+    });
+    await rejects(`commands/${name}.md: command "${name}": the file name is longer than 250 bytes\n`);
+  });
+
+  it("an entry that renames a file to the name of another file of the folder", async () => {
+    home("commands:\n  - name: review\n    path: commands/todo.md\n", {
+      "commands/todo.md": "List the TODOs.\n",
+    });
+    await rejects(
+      'kanon.yaml:5:11: command "review": commands/review.md has this name too; rename one of them\n',
     );
   });
 

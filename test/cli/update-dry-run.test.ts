@@ -1,14 +1,8 @@
-/**
- * `kanon update -n` fetches and shows what the update would bring (the review of the incoming
- * commit and the diff applying it would make) without moving the home or writing anything else:
- * with real git, a bare remote and someone else's clone that pushes to it.
- */
-import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { join, relative } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { restoredSandbox } from "../support/cli.js";
-import { otherClone } from "../support/git-remote.js";
+import { snapshot } from "../support/cli.js";
+import { clonedMachine } from "../support/git-remote.js";
 
 const YAML = `version: 1
 agents: [claude, codex]
@@ -26,17 +20,10 @@ const GUARD = "#!/bin/sh\necho guarded\n";
 
 // A home cloned from the remote and applied, as a user has it after `kanon init <remote>` and
 // `kanon apply`: built once, put back before each test.
-const machine = restoredSandbox(async () => {
-  someoneElse.create();
-  push({ "kanon.yaml": YAML, "instructions/team.md": "Be brief.\n" });
-  expect((await k("init", remote)).status).toBe(0);
-  expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
+const { machine, home, git, push, k } = clonedMachine({
+  "kanon.yaml": YAML,
+  "instructions/team.md": "Be brief.\n",
 });
-const remote = join(machine.work, "remote.git");
-const home = join(machine.home, ".config", "kanon");
-const someoneElse = otherClone(remote, join(machine.work, "other"), machine.home);
-const { git, push } = someoneElse;
-const k = (...args: string[]) => machine.run(["--home", home, ...args]);
 const rev = (name: string) => git(home, "rev-parse", name).trim();
 
 /**
@@ -44,23 +31,10 @@ const rev = (name: string) => git(home, "rev-parse", name).trim();
  * record and reviewed.json, the home's files, its HEAD, index and branches), but what a fetch may
  * change: the objects it brings, FETCH_HEAD, and the remote-tracking refs and their logs.
  */
-function everything(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(machine.home, { recursive: true, withFileTypes: true })) {
-    const path = join(e.parentPath, e.name);
-    const rel = relative(machine.home, path);
-    if (
-      /^\.config\/kanon\/\.git\/(objects|FETCH_HEAD|refs\/remotes|logs\/refs\/remotes|packed-refs)/.test(rel)
-    )
-      continue;
-    const st = lstatSync(path);
-    if (st.isDirectory()) continue;
-    out[rel] = st.isSymbolicLink()
-      ? `-> ${readlinkSync(path)}`
-      : `${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
-  }
-  return out;
-}
+const everything = () =>
+  snapshot(machine.home, {
+    skip: /^\.config\/kanon\/\.git\/(objects|FETCH_HEAD|refs\/remotes|logs\/refs\/remotes|packed-refs)/,
+  });
 
 describe("kanon update -n with commits to pull", () => {
   it("fetches, shows the review and the diff of the incoming commit, and moves nothing else", async () => {
@@ -135,6 +109,30 @@ describe("kanon update -n with nothing to pull", () => {
       `Dry run: nothing to pull (the home is at origin/${git(home, "branch", "--show-current").trim()}); what apply would change with the home as it is now:\n${apply.stdout}`,
     );
     expect(r.stdout).toContain("+Be terse.\n");
+    expect(everything()).toEqual(before);
+  });
+
+  it("says so when the home is ahead of its upstream (a commit not pushed yet)", async () => {
+    writeFileSync(join(home, "instructions/team.md"), "Be kind.\n");
+    git(
+      home,
+      "-c",
+      "user.name=me",
+      "-c",
+      "user.email=me@example.invalid",
+      "commit",
+      "--quiet",
+      "-am",
+      "mine",
+    );
+    const before = everything();
+    const r = await k("update", "-n");
+    const apply = await k("apply", "-n");
+    expect(r).toMatchObject({ status: 0, stderr: "" });
+    expect(r.stdout).toBe(
+      `Dry run: nothing to pull (the home is ahead of origin/${git(home, "branch", "--show-current").trim()}); what apply would change with the home as it is now:\n${apply.stdout}`,
+    );
+    expect(r.stdout).toContain("+Be kind.\n");
     expect(everything()).toEqual(before);
   });
 });

@@ -8,36 +8,26 @@
  * then, with the next prompt, UserPromptSubmit. Each must hand the model the re-anchor block, in
  * its own context form. Gemini CLI has no event after compaction: nothing is rendered for one.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentCall,
   type CommandAgent,
-  nativeHooks,
+  hookSandbox,
   openCode1,
-  recordedStdin,
   runEvent,
 } from "../support/agent-hooks.js";
-import { sandbox } from "../support/cli.js";
 
-const s = sandbox();
-afterAll(() => s.cleanup());
-const project = join(s.work, "project");
-const kh = join(s.work, "kanon-home");
+const h = hookSandbox();
+const { s, project } = h;
 
 beforeAll(async () => {
-  mkdirSync(join(project, ".git"), { recursive: true });
-  mkdirSync(kh);
-  writeFileSync(
-    join(kh, "kanon.yaml"),
-    "version: 1\nagents: [claude, codex, opencode, gemini, kimi]\ncontinuity: { reanchor: true }\n",
-  );
+  const yaml =
+    "version: 1\nagents: [claude, codex, opencode, gemini, kimi]\ncontinuity: { reanchor: true }\n";
   for (const scope of [
     ["--project", project],
     ["--agent", "kimi"],
   ]) {
-    const apply = await s.run(["--home", kh, ...scope, "apply", "--yes"]);
+    const apply = await h.apply(yaml, scope);
     expect(apply, apply.stderr).toMatchObject({ status: 0, stderr: "" });
   }
   const set = [
@@ -56,19 +46,12 @@ beforeAll(async () => {
 const BLOCK =
   /^\[kanon\] Where the work stands: waypoint revision 1 \(\S+\)\nPath: p1 > execute\nStatus: in progress\nNext: fix the parser\n$/;
 
-const FILES: Record<CommandAgent, string> = {
-  claude: join(project, ".claude/settings.json"),
-  codex: join(project, ".codex/hooks.json"),
-  gemini: join(project, ".gemini/settings.json"),
-  kimi: join(s.home, ".kimi-code/config.toml"),
-};
-const hooksOf = (agent: CommandAgent) => nativeHooks(agent, readFileSync(FILES[agent], "utf8"));
-const env = () => ({ PATH: process.env.PATH, HOME: s.home });
+/** The agent's hooks in the project; Kimi Code's in user scope (it has no project hooks). */
+const hooksOf = (agent: CommandAgent) => h.hooks(agent, agent === "kimi" ? "user" : "project");
 
 /** The agent's recorded stdin for `event`, made the one it sends after compacting the session. */
-function call(agent: string, event: string, after: Record<string, unknown>): AgentCall {
-  return { stdin: { ...recordedStdin(agent, event, project), ...after }, cwd: project, env: env() };
-}
+const call = (agent: string, event: string, after: Record<string, unknown>): AgentCall =>
+  h.call(agent, event, after);
 
 /** The contexts the runs hand the model: every non-empty additionalContext. */
 const additionalContexts = (runs: { code: number | null; stdout: string }[]) =>
@@ -96,7 +79,7 @@ describe("after compaction, the re-anchor block reaches the model", () => {
   }
 
   it("opencode: the plugin puts it into the system prompt of the session's next request", async () => {
-    const oc = await openCode1(join(project, ".opencode/plugins/kanon-hooks.js"), project);
+    const oc = await openCode1(h.hookFile("opencode", "project"), project);
     const session = "ses_compacted";
     // OpenCode 1 reports a compaction by its part, then session.compacted.
     oc.event("message.part.updated", { part: { type: "compaction", sessionID: session, auto: true } });

@@ -1,7 +1,8 @@
 /** The README and the docs/ pages: what they state that the code decides, and their links. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { AGENTS } from "../../src/agents/index.js";
 import { generatedSections, updateGenerated } from "../../src/docs/generate.js";
 import { readDocPages } from "../../src/docs/pages.js";
@@ -68,6 +69,26 @@ describe("the docs", () => {
     expect(readFileSync(join(ROOT, ".ci/run"), "utf8")).toContain("npm test");
   });
 
+  it("says what the example home holds", () => {
+    const example = join(ROOT, "examples/home");
+    const yaml = parseYaml(readFileSync(join(example, "kanon.yaml"), "utf8"));
+    const files = (dir: string) => readdirSync(join(example, dir)).filter((f) => !f.startsWith("."));
+    const said = readme.slice(
+      readme.indexOf("`npm run example` renders"),
+      readme.indexOf(")", readme.indexOf("(instructions")),
+    );
+    const count = (n: number, one: string, many: string) =>
+      n === 1 ? `a ${one}` : `${["no", "", "two", "three", "four", "five", "six"][n]} ${many}`;
+    for (const part of [
+      count(files("skills").length, "skill", "skills"),
+      count(files("commands").length, "command", "commands"),
+      count(files("agents").length, "subagent", "subagents"),
+      count(Object.keys(yaml.mcp.servers).length, "MCP server", "MCP servers"),
+      count(yaml.hooks.length, "hook", "hooks"),
+    ])
+      expect(said.replace(/\s+/g, " ")).toContain(part);
+  });
+
   it("lists only commands and flags that kanon has", async () => {
     const table = readme.slice(
       readme.indexOf("| command "),
@@ -81,6 +102,39 @@ describe("the docs", () => {
       expect(help.status).toBe(0);
       for (const flag of rest.match(/--[a-z-]+|-n\b/g) ?? []) expect(help.stdout).toContain(flag);
     }
+  });
+
+  it("lists every command and every flag that kanon's help prints", async () => {
+    const table = readme.slice(
+      readme.indexOf("Global flags"),
+      readme.indexOf("\n\n", readme.indexOf("| command ")),
+    );
+    /** The lines under a help's `name:` heading (`Options:`, not `Global Options:`). */
+    const under = (text: string, name: string) =>
+      new RegExp(`^${name}:\\n((?: .*\\n)*)`, "m").exec(text)?.[1]?.split("\n") ?? [];
+    /** A command's own flags (its Options, not the global ones), and its subcommands. */
+    const help = async (command: string[]) => {
+      const text = (await s.run([...command, "--help"])).stdout;
+      return {
+        flags: under(text, "Options")
+          .flatMap((l) => l.match(/--[a-z-]+/g) ?? [])
+          .filter((f) => f !== "--help"),
+        commands: under(text, "Commands").flatMap((l) => /^ {2}([a-z]+)/.exec(l)?.[1] ?? []),
+      };
+    };
+    const missing: string[] = [];
+    const top = await help([]);
+    for (const flag of top.flags) if (!table.includes(`\`${flag}`)) missing.push(`kanon ${flag}`);
+    for (const command of top.commands) {
+      // A row names the command in its first cell (`kanon pull` / `kanon push …`).
+      const rows = table.split("\n").filter((l) => new RegExp(`^\\| [^|]*\`kanon ${command}[\` ]`).test(l));
+      if (rows.length === 0) missing.push(`kanon ${command}`);
+      const own = await help([command]);
+      const subs = await Promise.all(own.commands.map((sub) => help([command, sub])));
+      for (const flag of [...own.flags, ...subs.flatMap((h) => h.flags)])
+        if (!rows.some((r) => r.includes(flag))) missing.push(`kanon ${command} ${flag}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it("keep the README short: a guide, with the rest under docs/", () => {

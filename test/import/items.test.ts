@@ -77,3 +77,33 @@ it("leaves a file that is not UTF-8, or holds a NUL, where it is, naming it", as
   );
   expect(r.stdout).toContain("commands:\n  - name: fine\n    targets: [claude]\n");
 });
+
+it("--merge adds the agents that hold a command the home has to its targets", async () => {
+  s.writeFiles({
+    ".claude/commands/review.md": "Review $ARGUMENTS.\n",
+    ".config/opencode/commands/review.md": "Review $ARGUMENTS.\n",
+  });
+  s.writeHome("version: 1\ncommands:\n  - name: review\n    targets: [claude]\n", {
+    "commands/review.md": "Review $ARGUMENTS.\n",
+  });
+  const r = await k("import", "--merge", "--write", "--agent", "all");
+  expect(r).toMatchObject({ status: 0, stderr: "" });
+  expect(r.stdout).toBe(
+    `set command "review" targets to claude, opencode\nMerged imported config into ${join(s.kh, "kanon.yaml")}\n`,
+  );
+  expect(s.readHome("kanon.yaml")).toBe(
+    "version: 1\ncommands:\n  - name: review\n    targets: [claude, opencode]\n",
+  );
+  expect((await k("diff")).stdout).toBe("No changes.\n");
+});
+
+it("leaves a subagent without a description where it is, naming it (kanon requires one)", async () => {
+  s.write(".claude/agents/nodesc.md", "---\nname: nodesc\n---\nRead.\n");
+  s.write(".claude/agents/reader.md", "---\nname: reader\ndescription: Reads\n---\nRead.\n");
+  const r = await k("import", "--agent", "claude");
+  expect(r.stderr.replaceAll(s.home, "~")).toBe(
+    "warning: skipped claude subagent ~/.claude/agents/nodesc.md: it has no description, which kanon requires of a subagent\n",
+  );
+  expect(r.stdout).toContain("subagents:\n  - name: reader\n    targets: [claude]\n");
+  expect(r.stdout).not.toContain("nodesc");
+});

@@ -11,26 +11,23 @@
  * nothing printed, a line in runner.log), and Kimi Code's SessionStart context carried to the first
  * prompt.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/agents/index.js";
 import { ENVELOPE_KEYS } from "../../src/core/hooks/envelope.js";
 import {
   type AgentCall,
   type CommandAgent,
   type HookRun,
-  nativeHooks,
+  hookSandbox,
   openCode1,
-  recordedStdin,
   runEvent,
 } from "../support/agent-hooks.js";
-import { sandbox } from "../support/cli.js";
 
-const s = sandbox();
-afterAll(() => s.cleanup());
-/** Every character a shell treats specially inside double quotes, and a space. */
-const project = join(s.work, 'the "pro$ject" `id` a\\b');
+/** Every character a shell treats specially inside double quotes, and a space, in the project's name. */
+const h = hookSandbox('the "pro$ject" `id` a\\b');
+const { s, project } = h;
 const out = join(s.work, "envelopes");
 
 /** 400 lines of 50 characters (the newline included): 20,000 characters. */
@@ -71,36 +68,21 @@ hooks:
     command: ${PROJECT_DIR}
 `;
 
-const HOOK_FILES: Record<CommandAgent, string> = {
-  claude: ".claude/settings.json",
-  codex: ".codex/hooks.json",
-  gemini: ".gemini/settings.json",
-  kimi: ".kimi-code/config.toml",
-};
-
 beforeAll(async () => {
-  const kh = join(s.work, "kanon-home");
-  mkdirSync(kh, { recursive: true });
   mkdirSync(out);
-  mkdirSync(join(project, ".git"), { recursive: true });
-  writeFileSync(join(kh, "kanon.yaml"), HOME);
   // kanon warns of an unset ${VAR} in a hook's command: this one the agents set.
-  const apply = await s.run(["--home", kh, "apply", "--yes"], { env: { CLAUDE_PROJECT_DIR: "/set" } });
+  const apply = await h.apply(HOME, [], { CLAUDE_PROJECT_DIR: "/set" });
   expect(apply, apply.stderr).toMatchObject({ status: 0, stderr: "" });
 });
 
 const manifest = (id: string) => AGENTS.find((a) => a.manifest.id === id)!.manifest;
 /** The agent's own name of a neutral event. */
 const native = (agent: string, event: string) => manifest(agent).hooks.events[event]!.native;
-const hooksOf = (agent: CommandAgent) =>
-  nativeHooks(agent, readFileSync(join(s.home, HOOK_FILES[agent]), "utf8"));
+const hooksOf = (agent: CommandAgent) => h.hooks(agent);
 
 /** The agent's recorded stdin for `event`, in this project, for `session` (the recorded one by default). */
-function call(agent: string, event: string, session?: string): AgentCall {
-  const payload = recordedStdin(agent, event, project);
-  if (session) payload.session_id = session;
-  return { stdin: payload, cwd: project, env: { PATH: process.env.PATH, HOME: s.home } };
-}
+const call = (agent: string, event: string, session?: string): AgentCall =>
+  h.call(agent, event, session ? { session_id: session } : {});
 
 /** Every hook of the neutral `event` of `agent`, as the agent runs them (SessionStart: a new session). */
 function run(agent: CommandAgent, event: string, session?: string): Promise<HookRun[]> {
@@ -224,8 +206,7 @@ describe("Gemini CLI", () => {
     // Gemini replaces $CLAUDE_PROJECT_DIR in the command, shell-quoted, when it runs the hook; when
     // its own environment has the variable too, its settings loader replaces both spellings before.
     for (const own of [{}, { CLAUDE_PROJECT_DIR: "/elsewhere" }]) {
-      const c = call("gemini", "SessionStart");
-      c.env = { ...c.env, ...own };
+      const c = h.call("gemini", "SessionStart", {}, own);
       const runs = await runEvent("gemini", hooksOf("gemini"), "SessionStart", "startup", c);
       const native = runs.find((r) => r.name === null)!;
       expect(native).toMatchObject({ code: 0, stdout: `${project}\n${project}`, stderr: "" });
@@ -238,7 +219,7 @@ describe("Gemini CLI", () => {
 describe("every agent", () => {
   /** OpenCode 1 loading the rendered plugin for the project, a session starting, one prompt. */
   async function opencode(): Promise<string[]> {
-    const oc = await openCode1(join(s.home, ".config/opencode/plugins/kanon-hooks.js"), project);
+    const oc = await openCode1(h.hookFile("opencode"), project);
     const session = "ses_as_agents_run";
     oc.event("session.created", { info: { id: session } });
     await oc.prompt(session, "Run the kanon envelope shell command.");

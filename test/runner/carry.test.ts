@@ -3,21 +3,10 @@
  * kanon/carry delivers each carried hook's context whole up to that hook's own bound, however many
  * are carried together, and cuts only what is past a bound.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type AgentCall,
-  type HookRun,
-  nativeHooks,
-  recordedStdin,
-  runEvent,
-} from "../support/agent-hooks.js";
-import { sandbox } from "../support/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type HookRun, hookSandbox, runEvent } from "../support/agent-hooks.js";
 
-const s = sandbox();
-afterAll(() => s.cleanup());
-const project = join(s.work, "project");
+const h = hookSandbox();
 
 /** `printf` of two lines that make `n` characters together (the newline between them included). */
 const exactly = (n: number, a: string, b: string) =>
@@ -41,19 +30,12 @@ hooks:
 `;
 
 beforeAll(async () => {
-  const kh = join(s.work, "kanon-home");
-  mkdirSync(kh, { recursive: true });
-  mkdirSync(join(project, ".git"), { recursive: true });
-  writeFileSync(join(kh, "kanon.yaml"), HOME);
-  const apply = await s.run(["--home", kh, "apply", "--yes"]);
+  const apply = await h.apply(HOME);
   expect(apply, apply.stderr).toMatchObject({ status: 0, stderr: "" });
 });
 
 function run(event: string, session: string): Promise<HookRun[]> {
-  const hooks = nativeHooks("kimi", readFileSync(join(s.home, ".kimi-code/config.toml"), "utf8"));
-  const stdin = { ...recordedStdin("kimi", event, project), session_id: session };
-  const call: AgentCall = { stdin, cwd: project, env: { PATH: process.env.PATH, HOME: s.home } };
-  return runEvent("kimi", hooks, event, "startup", call);
+  return runEvent("kimi", h.hooks("kimi"), event, "startup", h.call("kimi", event, { session_id: session }));
 }
 
 describe("kanon/carry", () => {

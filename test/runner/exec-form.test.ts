@@ -7,19 +7,11 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type CommandAgent,
-  nativeHooks,
-  openCode1,
-  recordedStdin,
-  runEvent,
-} from "../support/agent-hooks.js";
-import { sandbox } from "../support/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type CommandAgent, hookSandbox, openCode1, runEvent } from "../support/agent-hooks.js";
 
-const s = sandbox();
-afterAll(() => s.cleanup());
-const project = join(s.work, "project");
+const h = hookSandbox();
+const { s, project } = h;
 const log = join(s.home, "probe.log");
 
 const HOME = `version: 1
@@ -43,24 +35,13 @@ hooks:
     command: ~/bin/probe shell-neutral
 `;
 
-const HOOK_FILES: Record<CommandAgent, string> = {
-  claude: ".claude/settings.json",
-  codex: ".codex/hooks.json",
-  gemini: ".gemini/settings.json",
-  kimi: ".kimi-code/config.toml",
-};
-
 let apply: { status: number; stderr: string };
 beforeAll(async () => {
-  const kh = join(s.work, "kanon-home");
-  mkdirSync(kh, { recursive: true });
-  mkdirSync(join(project, ".git"), { recursive: true });
   mkdirSync(join(s.home, "bin"));
   // Which agent ran it, and as which hook.
   writeFileSync(join(s.home, "bin/probe"), `#!/bin/sh\necho "$PROBE_AGENT $1" >> '${log}'\n`);
   chmodSync(join(s.home, "bin/probe"), 0o755);
-  writeFileSync(join(kh, "kanon.yaml"), HOME);
-  apply = await s.run(["--home", kh, "apply", "--yes"]);
+  apply = await h.apply(HOME);
 });
 
 /** The lines the probe wrote, sorted. */
@@ -79,13 +60,9 @@ describe("~ in a hook's command", () => {
   it("is expanded by no agent with args, and by every agent without", async () => {
     const agents: CommandAgent[] = ["claude", "codex", "gemini", "kimi"];
     for (const agent of agents) {
-      const hooks = nativeHooks(agent, readFileSync(join(s.home, HOOK_FILES[agent]), "utf8"));
-      const event = hooks.find((h) => h.name === "shell-neutral")!.event;
-      const call = {
-        stdin: recordedStdin(agent, "SessionStart", project),
-        cwd: project,
-        env: { PATH: process.env.PATH, HOME: s.home, PROBE_AGENT: agent },
-      };
+      const hooks = h.hooks(agent);
+      const event = hooks.find((hook) => hook.name === "shell-neutral")!.event;
+      const call = h.call(agent, "SessionStart", {}, { PROBE_AGENT: agent });
       const runs = await runEvent(agent, hooks, event, "startup", call);
       // The native exec-form hook's program is not found; the neutral one's runner fails open.
       expect(runs.length, agent).toBe(4);
@@ -95,7 +72,7 @@ describe("~ in a hook's command", () => {
     const saved = { HOME: process.env.HOME, PROBE_AGENT: process.env.PROBE_AGENT };
     Object.assign(process.env, { HOME: s.home, PROBE_AGENT: "opencode" });
     try {
-      const oc = await openCode1(join(s.home, ".config/opencode/plugins/kanon-hooks.js"), project);
+      const oc = await openCode1(h.hookFile("opencode"), project);
       oc.event("session.created", { info: { id: "ses_exec_form" } });
       await oc.prompt("ses_exec_form", "Run the kanon envelope shell command.");
       await oc.dispose();

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo } from "../providers/helpers.js";
-import { restoredSandbox, sandboxEnv } from "../support/cli.js";
-import { otherClone } from "../support/git-remote.js";
+import { sandboxEnv } from "../support/cli.js";
+import { clonedMachine } from "../support/git-remote.js";
 import { InProcessTerminal } from "../support/pty.js";
 
 let home: string;
@@ -30,29 +30,22 @@ const head = () => git(home, "rev-parse", "HEAD");
 
 // Each test starts with a remote holding BASE, someone else's clone of it, and this machine's home
 // cloned from it and applied (kanon init <remote>, kanon apply): built once, put back before each test
-// (restoredSandbox). The tests of a machine that has not cloned it yet empty $HOME first (fresh()).
-const machine = restoredSandbox(async () => {
-  someoneElse.create();
-  push(BASE);
-  expect((await k("init", remote)).status).toBe(0);
-  expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
-});
-const remote = join(machine.work, "remote.git");
-/** Someone else: a second clone that commits and pushes. */
-const someoneElse = otherClone(remote, join(machine.work, "other"), machine.home);
-const { git } = someoneElse;
+// (clonedMachine). The tests of a machine that has not cloned it yet empty $HOME first (fresh()).
+const cloned = clonedMachine({ "kanon.yaml": BASE });
+const { machine, remote, git } = cloned;
 /** Someone else commits kanon.yaml (and `files`) and pushes it. */
 const push = (yaml: string, files: Record<string, string> = {}) =>
-  someoneElse.push({ "kanon.yaml": yaml, ...files });
+  cloned.push({ "kanon.yaml": yaml, ...files });
+/** `kanon --home <home> ...args`: the home a test may move elsewhere. */
 const k = (...args: string[]) => machine.run(["--home", home, ...args]);
 /** A machine that has not cloned the home: an empty $HOME (the remote and the other clone stay). */
 const fresh = () => {
   rmSync(machine.home, { recursive: true, force: true });
   mkdirSync(machine.home);
 };
-home = join(machine.home, ".config", "kanon");
+home = cloned.home;
 beforeEach(() => {
-  home = join(machine.home, ".config", "kanon");
+  home = cloned.home;
 });
 afterEach(() => {
   pty?.kill();
@@ -141,6 +134,23 @@ describe("kanon update --yes", () => {
     expect(r.stdout).toContain('  subagent "fixer" for claude: tools: Read, Bash; prompt: Read only.\n');
     expect(r.stderr).toContain(`2 ${NOT_PULLED}`);
     expect(existsSync(join(machine.home, ".claude/commands/deploy.md"))).toBe(false);
+  });
+
+  it("keys a command or subagent by the file the agent is given: the same file spelt another way is not asked about", async () => {
+    const FIXER = "---\ndescription: Fixes\ntools: [Read]\n---\nRead only.\n";
+    push(BASE, { "agents/fixer.md": FIXER, "commands/deploy.md": "Deploy.\n" });
+    expect((await k("update", "--yes", "--trust-hooks")).status).toBe(0);
+    // Quoted, in flow style, an explicit default target, front matter where there was none: the
+    // same files for Claude Code. With something else to write, so that the update applies.
+    push(`${BASE}instructions:\n  files: [instructions/team.md]\n`, {
+      "agents/fixer.md": '---\ndescription: "Fixes"\ntools: ["Read"]\ntargets: [all]\n---\nRead only.\n',
+      "commands/deploy.md": "---\n---\nDeploy.\n",
+      "instructions/team.md": "Be brief.\n",
+    });
+    const r = await k("update", "--yes");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain("New or changed");
+    expect(readFileSync(join(machine.home, ".claude/CLAUDE.md"), "utf8")).toContain("Be brief.");
   });
 
   it("goes on without asking when what arrived runs nothing new", async () => {

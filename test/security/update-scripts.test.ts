@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupTemp, createRepo } from "../providers/helpers.js";
-import { restoredSandbox, sandboxEnv } from "../support/cli.js";
-import { otherClone } from "../support/git-remote.js";
+import { sandboxEnv } from "../support/cli.js";
+import { clonedMachine } from "../support/git-remote.js";
 import { InProcessTerminal } from "../support/pty.js";
 
 let pty: InProcessTerminal | undefined;
@@ -28,24 +28,14 @@ const NOT_PULLED =
   "came with the pull (listed above); nothing was pulled or written: check them, then run again with --trust-hooks, or in a terminal to be asked\n";
 
 // Each test starts from a home cloned from the remote and applied, as a user has it after `kanon
-// init <remote>` and `kanon apply`: built once, put back before each test (restoredSandbox).
-const machine = restoredSandbox(async () => {
-  someoneElse.create();
-  push({
-    "kanon.yaml": YAML,
-    "instructions/team.md": "Be brief.\n",
-    "hooks/guard.sh": GUARD,
-    "hooks/lib.sh": LIB,
-  });
-  expect((await k("init", remote)).status).toBe(0);
-  expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
+// init <remote>` and `kanon apply`: built once, put back before each test (clonedMachine). Someone
+// else's clone commits files and pushes them.
+const { machine, home, git, push, k } = clonedMachine({
+  "kanon.yaml": YAML,
+  "instructions/team.md": "Be brief.\n",
+  "hooks/guard.sh": GUARD,
+  "hooks/lib.sh": LIB,
 });
-const remote = join(machine.work, "remote.git");
-const home = join(machine.home, ".config", "kanon");
-/** Someone else: a second clone that commits files and pushes them. */
-const someoneElse = otherClone(remote, join(machine.work, "other"), machine.home);
-const { git, push } = someoneElse;
-const k = (...args: string[]) => machine.run(["--home", home, ...args]);
 afterEach(() => {
   pty?.kill();
   pty = undefined;

@@ -3,7 +3,7 @@
  * again from kanon.yaml), and run the way that agent runs a command hook: its shell or exec form, the
  * session's directory as the working directory, the variables it adds to the environment, the stdin
  * JSON it writes, and every hook of an event at once. From the contracts checked against the pinned
- * binaries (README "Runtime notes" and "Event details"; the agents' contracts):
+ * binaries (docs/agents.md, "Runtime notes" and "Event details"; the agents' contracts):
  *
  * - Claude Code: `args` is exec form, spawned directly after `${CLAUDE_PROJECT_DIR}` is replaced in
  *   each element as plain text; otherwise `/bin/sh -c`. It adds CLAUDE_PROJECT_DIR, CLAUDECODE and
@@ -18,11 +18,15 @@
  * OpenCode has no command hooks; kanon's plugin runs them (drive the rendered plugin instead).
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse as parseToml } from "smol-toml";
-import { ROOT } from "./cli.js";
+import { afterAll } from "vitest";
+import { AGENTS } from "../../src/agents/index.js";
+import { agentPath } from "../../src/core/homes.js";
+import type { Scope } from "../../src/model/types.js";
+import { ROOT, type Run, type Sandbox, sandbox } from "./cli.js";
 
 export type CommandAgent = "claude" | "codex" | "gemini" | "kimi";
 
@@ -61,7 +65,7 @@ const RECORDED_PROJECT = "/home/u/work/project";
  * The stdin `agent` sent for the neutral `event` in a conformance run (test/fixtures/payloads/), as
  * if its session ran in `project`.
  */
-export function recordedStdin(agent: string, event: string, project: string): Record<string, unknown> {
+function recordedStdin(agent: string, event: string, project: string): Record<string, unknown> {
   const text = readFileSync(join(ROOT, "test/fixtures/payloads", `${agent}.json`), "utf8");
   // The path as a JSON string's content: a project path may hold `"` and `\`.
   const inJson = JSON.stringify(project).slice(1, -1);
@@ -284,5 +288,61 @@ export async function openCode1(file: string, directory: string): Promise<OpenCo
       return out.system;
     },
     dispose: async () => h.dispose?.(),
+  };
+}
+
+/** A throwaway HOME in which kanon applied a Kanon home, for running its hooks as the agents run them. */
+export interface HookSandbox {
+  /** $HOME, and a work folder outside it. */
+  s: Sandbox;
+  /** The project: a git repository in the work folder, the agents' working directory. */
+  project: string;
+  /** The Kanon home, `<work>/kanon-home`. */
+  kh: string;
+  /** Writes `yaml` as the Kanon home's kanon.yaml, then `kanon --home <kh> ...flags apply --yes`. */
+  apply(yaml: string, flags?: string[], env?: Record<string, string>): Promise<Run>;
+  /** The agent's hook file (OpenCode's: kanon's plugin) in a scope, where its manifest puts it. */
+  hookFile(agent: string, scope?: "user" | "project"): string;
+  /** The command hooks of the agent's hook file in a scope, as the agent will start them. */
+  hooks(agent: CommandAgent, scope?: "user" | "project"): NativeHook[];
+  /**
+   * The agent calling its hooks of `event` in the project: the stdin it sent in a conformance run
+   * (`stdin`'s keys over it), the project as the working directory, PATH and HOME (and `env`).
+   */
+  call(agent: string, event: string, stdin?: Record<string, unknown>, env?: NodeJS.ProcessEnv): AgentCall;
+}
+
+/** A HookSandbox for the calling file, removed after its tests; `project` names the project's folder. */
+export function hookSandbox(project = "project"): HookSandbox {
+  const s = sandbox();
+  afterAll(() => s.cleanup());
+  const dir = join(s.work, project);
+  const kh = join(s.work, "kanon-home");
+  mkdirSync(join(dir, ".git"), { recursive: true });
+  mkdirSync(kh);
+  const hookFile = (agent: string, scope: "user" | "project" = "user") => {
+    const m = AGENTS.find((a) => a.manifest.id === agent)?.manifest;
+    if (!m) throw new Error(`no agent ${agent}`);
+    const at: Scope =
+      scope === "user" ? { kind: "user", userHome: s.home } : { kind: "project", userHome: s.home, dir };
+    const path = agentPath(m, m.hooks.file, at);
+    if (path === null) throw new Error(`${agent} has no hook file in ${scope} scope`);
+    return path;
+  };
+  return {
+    s,
+    project: dir,
+    kh,
+    apply(yaml, flags = [], env) {
+      writeFileSync(join(kh, "kanon.yaml"), yaml);
+      return s.run(["--home", kh, ...flags, "apply", "--yes"], env ? { env } : {});
+    },
+    hookFile,
+    hooks: (agent, scope) => nativeHooks(agent, readFileSync(hookFile(agent, scope), "utf8")),
+    call: (agent, event, stdin = {}, env = {}) => ({
+      stdin: { ...recordedStdin(agent, event, dir), ...stdin },
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: s.home, ...env },
+    }),
   };
 }

@@ -4,18 +4,21 @@
  * only a separate process shows: a terminal, a signal, a reader that goes away).
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
@@ -279,4 +282,30 @@ export function listFiles(dir: string): string[] {
     .filter((e) => !e.isDirectory())
     .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
     .sort();
+}
+
+/**
+ * What is below `dir` (nothing when it does not exist), to compare before and after a command: each
+ * path relative to `dir` → a file's mode and the sha256 of its bytes, a symlink's target (`-> …`),
+ * and with `folders`, `folder`. A path that `skip` matches (relative to `dir`) is left out.
+ */
+export function snapshot(
+  dir: string,
+  options: { skip?: RegExp; folders?: boolean } = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(dir)) return out;
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(e.parentPath, e.name);
+    const rel = relative(dir, path);
+    if (options.skip?.test(rel)) continue;
+    const st = lstatSync(path);
+    if (st.isDirectory()) {
+      if (options.folders) out[rel] = "folder";
+    } else if (st.isSymbolicLink()) out[rel] = `-> ${readlinkSync(path)}`;
+    else
+      out[rel] =
+        `${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
+  }
+  return out;
 }

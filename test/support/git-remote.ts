@@ -5,7 +5,8 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { sandboxEnv } from "./cli.js";
+import { expect } from "vitest";
+import { type Run, restoredSandbox, type Sandbox, sandboxEnv } from "./cli.js";
 import { importCommit } from "./git-import.js";
 
 export interface OtherClone {
@@ -61,4 +62,35 @@ export function otherClone(remote: string, other: string, home: string): OtherCl
       writeFileSync(join(other, ".git/refs/remotes/origin", ref), sha);
     },
   };
+}
+
+/** This machine, with a Kanon home cloned from a remote and applied, and someone else who pushes to it. */
+export interface ClonedMachine extends OtherClone {
+  /** This machine's sandbox: $HOME, and a work folder that holds the remote and the other clone. */
+  machine: Sandbox;
+  /** The bare repository, `<work>/remote.git`. */
+  remote: string;
+  /** This machine's Kanon home, `~/.config/kanon`, as `kanon init <remote>` made it. */
+  home: string;
+  /** `kanon --home <home> ...args` on this machine. */
+  k(...args: string[]): Promise<Run>;
+}
+
+/**
+ * A home as a user has it after `kanon init <remote>` and `kanon apply`: someone else pushed `files`
+ * (paths relative to the home) to the remote, this machine cloned and applied it. Built once for the
+ * calling file, put back before each test (restoredSandbox).
+ */
+export function clonedMachine(files: Record<string, string>): ClonedMachine {
+  const machine = restoredSandbox(async () => {
+    other.create();
+    other.push(files);
+    expect((await k("init", remote)).status).toBe(0);
+    expect((await k("apply", "--yes", "--trust-hooks")).status).toBe(0);
+  });
+  const remote = join(machine.work, "remote.git");
+  const home = join(machine.home, ".config", "kanon");
+  const other = otherClone(remote, join(machine.work, "other"), machine.home);
+  const k = (...args: string[]) => machine.run(["--home", home, ...args]);
+  return { ...other, machine, remote, home, k };
 }

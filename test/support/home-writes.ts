@@ -5,30 +5,17 @@
  * and through the built `dist/kanon.js` (test/smoke/home-writes.test.ts), which alone shows what the
  * executable itself writes.
  */
-import { cpSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { cpSync } from "node:fs";
 import { join, relative } from "node:path";
 import { expect, it } from "vitest";
-import { type KanonSandbox, listFiles, ROOT, type Run, sandboxPerTest } from "./cli.js";
+import { type KanonSandbox, listFiles, ROOT, type Run, sandboxPerTest, snapshot } from "./cli.js";
 
 const STATE = ".local/state/kanon/";
-
-/** Every file, folder and link below `dir`, relative to it, with a file's text and a link's target. */
-function entries(dir: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(e.parentPath, e.name);
-    const rel = relative(dir, path);
-    if (e.isDirectory()) found[rel] = "folder";
-    else if (e.isSymbolicLink()) found[rel] = `link to ${readlinkSync(path)}`;
-    else found[rel] = readFileSync(path, "latin1");
-  }
-  return found;
-}
 
 /** The folders below `dir`, outside kanon's state directory, that hold no file however deep. */
 function emptyFolders(dir: string): string[] {
   const files = listFiles(dir);
-  return Object.entries(entries(dir))
+  return Object.entries(snapshot(dir, { folders: true }))
     .filter(([rel, what]) => what === "folder" && !`${rel}/`.startsWith(STATE))
     .filter(([rel]) => !files.some((f) => f.startsWith(`${rel}/`)))
     .map(([rel]) => rel);
@@ -47,7 +34,7 @@ export function homeWritesSuite(run: (s: KanonSandbox, args: string[]) => Run | 
     const diff = await k("diff");
     expect(diff.status).toBe(0);
     expect(diff.stdout).toContain("+++ ");
-    expect(entries(s.home)).toEqual({});
+    expect(snapshot(s.home, { folders: true })).toEqual({});
   });
 
   it("an apply refused for an unset secret writes nothing, as it says", async () => {
@@ -57,17 +44,17 @@ export function homeWritesSuite(run: (s: KanonSandbox, args: string[]) => Run | 
     const r = await k("apply", "--yes");
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("nothing was written");
-    expect(entries(s.home)).toEqual({});
+    expect(snapshot(s.home, { folders: true })).toEqual({});
   });
 
   it("an apply refused for a destination it cannot parse leaves HOME as it was", async () => {
     example();
     s.write(".claude/settings.json", "{ not json");
-    const before = entries(s.home);
+    const before = snapshot(s.home, { folders: true });
     const r = await k("apply", "--yes");
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("cannot parse");
-    expect(entries(s.home)).toEqual(before);
+    expect(snapshot(s.home, { folders: true })).toEqual(before);
   });
 
   it("apply --yes of a new home writes the files diff showed and kanon's state, nothing else", async () => {

@@ -15,6 +15,7 @@ import {
 } from "../../../src/core/hooks/support.js";
 import { hookVariables, shellVariableUses } from "../../../src/core/hooks/variables.js";
 import type { HookEntry } from "../../../src/model/config.js";
+import { projectDirUnset } from "../../support/manifests.js";
 
 const manifests = AGENTS.map((a) => a.manifest);
 const variables = hookVariables(manifests);
@@ -100,18 +101,17 @@ describe("a hook that uses a variable only some agents set", () => {
     const codex = decisions(guard).codex!;
     expect(codex.missing).toEqual({
       capability: "variable $CLAUDE_PROJECT_DIR",
-      detail:
-        "Codex CLI 0.171.0 does not set it for the hooks it runs; write ${CLAUDE_PROJECT_DIR:-…} if the hook can do without it, or leave codex out of its targets",
+      detail: projectDirUnset("codex"),
     });
     expect(omissionWarning(codex)).toBe(
-      'hook "guard" is not rendered for codex: variable $CLAUDE_PROJECT_DIR is not supported (Codex CLI 0.171.0 does not set it for the hooks it runs; write ${CLAUDE_PROJECT_DIR:-…} if the hook can do without it, or leave codex out of its targets)',
+      `hook "guard" is not rendered for codex: variable $CLAUDE_PROJECT_DIR is not supported (${projectDirUnset("codex")})`,
     );
     const kimi = decideHook({ ...guard, targets: ["kimi"] }, 0, manifests[4]!, "user", undefined, {
       variables,
     })!;
     expect(kimi.explicit).toBe(true);
     expect(omissionError(kimi)).toBe(
-      'hook "guard" targets kimi but variable $CLAUDE_PROJECT_DIR is not supported for kimi (Kimi Code 2.1.0 does not set it for the hooks it runs; write ${CLAUDE_PROJECT_DIR:-…} if the hook can do without it, or leave kimi out of its targets)',
+      `hook "guard" targets kimi but variable $CLAUDE_PROJECT_DIR is not supported for kimi (${projectDirUnset("kimi")})`,
     );
   });
 
