@@ -12,7 +12,8 @@ const agentNames = AGENTS.map((a) => a.manifest.displayName);
 const DESCRIPTION = `Manage coding-agent settings from a shared Kanon repository
 
 kanon compiles one neutral source, the Kanon home (kanon.yaml, instructions/,
-skills/, hooks/), into the native files of ${wordList(agentNames, "and")}:
+skills/, commands/, agents/, hooks/), into the native files of
+${wordList(agentNames, "and")}:
   source state       the Kanon home (usually a git repository)
   target state       the rendered agent files (never stored)
   destination state  the real files on disk

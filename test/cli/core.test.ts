@@ -326,7 +326,11 @@ describe("destination safety", () => {
 
 describe("help, version and schema", () => {
   it("prints help and version", async () => {
-    expect((await s.run(["--help"])).stdout).toContain("Manage coding-agent settings");
+    const help = (await s.run(["--help"])).stdout;
+    expect(help).toContain("Manage coding-agent settings");
+    // Every folder of the home that kanon reads is named (the sections of src/source/).
+    for (const folder of ["instructions/", "skills/", "commands/", "agents/", "hooks/"])
+      expect(help).toContain(folder);
     expect((await s.run(["apply", "--help"])).stdout).toContain("--dry-run");
     expect((await s.run(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });

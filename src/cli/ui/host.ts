@@ -5,7 +5,7 @@
  * 20.20, valgrind): importing the UI chunk 1,159 M -> 1,017 M instructions (915 KB -> 395 KB); with
  * the synchronous yoga load (scripts/build.mjs) and the source panel's git read after the change
  * list (model.ts), `kanon ui` on the large home until its change list 6.42 G -> 5.77 G (mean of 2
- * runs each, with the code cache kanon then kept; Node 22.23: 5.18 G -> 4.88 G).
+ * runs each, measured when kanon still kept a code cache, since removed; Node 22.23: 5.18 G -> 4.88 G).
  */
 import { Writable } from "node:stream";
 import type { MachineFlags } from "../../import/machine.js";
