@@ -6,6 +6,9 @@
 
 export const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
+/** How a message shows a reference: `${NAME}`, never its default, which may be a secret (`${KEY:-sk-…}`). */
+export const shownRef = (name: string) => `\${${name}}`;
+
 export interface EnvRef {
   name: string;
   /** undefined when the reference has no `:-default`. */
