@@ -5,7 +5,7 @@
  * for explicit targets, a warning otherwise) and render (the server is left out) both ask here.
  */
 import type { McpServer } from "../model/config.js";
-import { ENV_REF, shownRef } from "../model/env.js";
+import { envRefs, shownRef } from "../model/env.js";
 import type { Agent, AgentManifest } from "../model/manifest.js";
 
 /**
@@ -17,7 +17,7 @@ export function literalVariables(agent: Agent, server: McpServer): string[] {
   const found: string[] = [];
   const walk = (value: unknown, path: string) => {
     if (typeof value === "string") {
-      for (const m of value.matchAll(ENV_REF)) found.push(`${shownRef(m[1]!)} in ${path}`);
+      for (const ref of envRefs(value)) found.push(`${shownRef(ref.name)} in ${path}`);
     } else if (Array.isArray(value)) {
       for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`);
     } else if (value !== null && typeof value === "object") {
