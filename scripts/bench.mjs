@@ -165,7 +165,9 @@ function largeHome(dir) {
  * Hostile kanon.yaml files of about 1 MB, each making `validate` take the positional decoder: many
  * errors, unknown keys everywhere, aliases and merge keys, deep nesting, one huge string, long lines;
  * and two just under the limit of 50,000 keys and values (the 1 MB ones are refused where they cross
- * it), so that the positional decoder is measured on every error of a large file.
+ * it), so that the positional decoder is measured on every error of a large file. Each is refused
+ * (exit status 1) but one, which is valid so that every check reads its values: a hook command and
+ * MCP values of `${a:-` left open, where a scan for each reference's `}` would be quadratic.
  */
 function hostileHomes(dir) {
   const MB = 1 << 20;
@@ -198,12 +200,20 @@ function hostileHomes(dir) {
       (i) => `  - {name: h${i}, event: Stop, command: "${"y".repeat(5000)}", timeout: -1}\n`,
     ),
   };
-  return Object.entries(texts).map(([label, text]) => {
+  const open = (bytes) => "${a:-".repeat(Math.floor(bytes / 5));
+  const valid = {
+    "open ${a:-": `version: 1\nmcp:\n  servers:\n    x:\n      command: srv\n      args: ["${open(150_000)}"]\n      env: {A: "${open(150_000)}"}\nhooks:\n  - name: h\n    event: Stop\n    command: "${open(750_000)}"\n`,
+  };
+  const home = (label, text) => {
     const home = join(dir, label.replace(/[^a-z0-9]+/gi, "-"));
     mkdirSync(home, { recursive: true });
     writeFileSync(join(home, "kanon.yaml"), text);
-    return [label, home];
-  });
+    return home;
+  };
+  return [
+    ...Object.entries(texts).map(([label, text]) => [label, home(label, text), 1]),
+    ...Object.entries(valid).map(([label, text]) => [label, home(label, text), 0]),
+  ];
 }
 
 /**
@@ -350,11 +360,11 @@ try {
   const bigJson = runs("small") ? benchBigClaudeJson(work) : null;
   // Start-up: the example home against an empty HOME, under each Node.
   const startup = runs("small") ? NODES.map((node) => benchStartup(node, work)) : [];
-  // Every hostile file is refused (exit status 1): for its errors, or where it crosses a limit.
+  // A hostile file is refused (exit status 1) for its errors, or where it crosses a limit; one is valid.
   const hostile = runs("hostile")
-    ? hostileHomes(join(work, "hostile")).map(([label, home]) => [
+    ? hostileHomes(join(work, "hostile")).map(([label, home, status]) => [
         label,
-        bench([process.execPath, kanon, "--home", home, "validate"], { HOME: work }, () => {}, 1),
+        bench([process.execPath, kanon, "--home", home, "validate"], { HOME: work }, () => {}, status),
       ])
     : [];
   const row = (name, r) =>

@@ -5,16 +5,19 @@
  * for explicit targets, a warning otherwise) and render (the server is left out) both ask here.
  */
 import type { McpServer } from "../model/config.js";
-import { ENV_REF } from "../model/env.js";
+import { envRefs, shownRef } from "../model/env.js";
 import type { Agent, AgentManifest } from "../model/manifest.js";
 
-/** Where a left reference is in the agent's entry, e.g. `${TOKEN} in env.API_KEY`; empty when there is none. */
+/**
+ * Where a left reference is in the agent's entry, e.g. `${TOKEN} in env.API_KEY`; empty when there is
+ * none. A reference is shown by its name only: its default may be a secret (`${API_KEY:-sk-…}`).
+ */
 export function literalVariables(agent: Agent, server: McpServer): string[] {
   if (agent.manifest.mcp.variables !== "as-written") return [];
   const found: string[] = [];
   const walk = (value: unknown, path: string) => {
     if (typeof value === "string") {
-      for (const m of value.matchAll(ENV_REF)) found.push(`${m[0]} in ${path}`);
+      for (const ref of envRefs(value)) found.push(`${shownRef(ref.name)} in ${path}`);
     } else if (Array.isArray(value)) {
       for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`);
     } else if (value !== null && typeof value === "object") {

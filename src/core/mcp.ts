@@ -7,7 +7,7 @@
  * errors), render writes what was decided, and `kanon mcp` prints it.
  */
 import type { McpServer } from "../model/config.js";
-import { ENV_REF, envValue, expandEnv } from "../model/env.js";
+import { envRefs, envValue, expandEnv } from "../model/env.js";
 import { type Agent, MCP_FIELDS, type McpFieldName } from "../model/manifest.js";
 import { wordList } from "../model/text.js";
 import { literalVariables, mcpFileName } from "./mcp-variables.js";
@@ -45,7 +45,7 @@ interface Reference {
 
 function references(s: McpServer): Reference[] {
   const refs: Reference[] = [];
-  const has = (v: string | undefined) => v !== undefined && new RegExp(ENV_REF.source).test(v);
+  const has = (v: string | undefined) => v !== undefined && envRefs(v).length > 0;
   if (has(s.command))
     refs.push({ path: "command", resolve: (t, env) => (t.command = expandEnv(t.command!, env)) });
   (s.args ?? []).forEach((a, i) => {

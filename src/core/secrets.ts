@@ -6,6 +6,8 @@
  * `{env:VAR}`, `$VAR`, `op://…`, and kanon's own `${secret:NAME}`, which names a value in the secret store.
  */
 
+import { upToLastBrace } from "../model/env.js";
+
 /** kanon.yaml's reference to a value in this machine's secret store: `${secret:GITHUB_TOKEN}`. */
 export const SECRET_REF = /\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -43,12 +45,19 @@ export function secretKey(key: string): boolean {
 /** A value that is a secret by its look (reference §5.8.4). */
 const SECRET_VALUE = /^(sk-|ghp_|github_pat_|bearer |token )/i;
 
-const REFERENCE =
-  /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|\{env:[A-Za-z_][A-Za-z0-9_]*\}|KANON_REDACTED_SECRET_REVIEW_REQUIRED/;
+/** `${VAR}`, `${VAR:-default}`, `${secret:NAME}` or `{env:VAR}`, each ending in `}`. */
+const BRACED_REFERENCE =
+  /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|\{env:[A-Za-z_][A-Za-z0-9_]*\}/;
 
 /** A value that stands for a secret kept elsewhere, never the secret itself. */
 export function isReference(value: string): boolean {
-  return REFERENCE.test(value) || value.startsWith("op://") || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+  return (
+    // Looked for up to the last `}` only, in time linear in the value (model/env.ts upToLastBrace).
+    BRACED_REFERENCE.test(upToLastBrace(value)) ||
+    value.includes("KANON_REDACTED_SECRET_REVIEW_REQUIRED") ||
+    value.startsWith("op://") ||
+    /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value)
+  );
 }
 
 /** Whether `value`, found under `key`, is a plaintext secret. */
@@ -69,9 +78,30 @@ const TOKEN_SHAPES: { shape: RegExp; what: string }[] = [
   { shape: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/, what: "a bearer token" },
 ];
 
-/** `key: value`, `"key": "value"` and `key = "value"` pairs in a line of YAML, JSON or TOML. */
-const PAIR =
-  /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*("(?:[^"\\]|\\.)*"|'[^']*'|\$\{[^}]*\}|\{env:[^}]*\}|[^\s,}\]#]+)/g;
+/** Where a value starts in a line of YAML, JSON or TOML: after `key: `, `"key": ` or `key = `. */
+const PAIR_KEY = /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*/g;
+/** The value there: quoted, a `${…}` or `{env:…}` reference, or a bare word. */
+const PAIR_VALUE = /"(?:[^"\\]|\\.)*"|'[^']*'|\$\{[^}]*\}|\{env:[^}]*\}|[^\s,}\]#]+/y;
+/** The same past the line's last `}`, where no reference can be closed. */
+const OPEN_VALUE = /"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]#]+/y;
+
+/**
+ * The `key: value`, `"key": "value"` and `key = "value"` pairs of a line: each key, and its value as
+ * written. In time linear in the line: one regex for all would look for a reference's `}` from
+ * every `key: ${` to the end of a line that has none left (quadratic).
+ */
+function* pairs(line: string): Generator<{ key: string; raw: string }> {
+  const lastBrace = line.lastIndexOf("}");
+  const keys = new RegExp(PAIR_KEY);
+  for (let m = keys.exec(line); m !== null; m = keys.exec(line)) {
+    const value = keys.lastIndex > lastBrace ? OPEN_VALUE : PAIR_VALUE;
+    value.lastIndex = keys.lastIndex;
+    const raw = value.exec(line)?.[0];
+    // No value here: look for the next key from the next character, as one regex would.
+    keys.lastIndex = raw === undefined ? m.index + 1 : value.lastIndex;
+    if (raw !== undefined) yield { key: m[1]!, raw };
+  }
+}
 
 /** Files whose `key: value` lines are settings (instruction and skill texts are prose). */
 const SETTINGS_FILE = /\.(ya?ml|json|jsonc|toml|env|ini|conf)$|(^|\/)\.env[^/]*$/i;
@@ -86,9 +116,7 @@ export function lineSecret(line: string, file: string): string | null {
     if (m && !isReference(m[0].replace(/^Bearer\s+/, ""))) return what;
   }
   if (!SETTINGS_FILE.test(file)) return null;
-  for (const m of line.matchAll(PAIR)) {
-    const key = m[1]!;
-    const raw = m[2]!;
+  for (const { key, raw } of pairs(line)) {
     const value = /^["']/.test(raw) ? raw.slice(1, -1) : raw;
     // Short words and flags (`token: none`, `api_key: true`) are not credentials.
     if (!secretKey(key) || value.length < 8 || /\s/.test(value) || isReference(value)) continue;

@@ -9,7 +9,7 @@ import { OVERRIDABLE, overrideBetween, serverFor } from "../core/mcp-overrides.j
 import { mcpFileName } from "../core/mcp-variables.js";
 import { deepEqual, isPlainObject, type PlainObject } from "../formats/values.js";
 import type { McpOverride, McpServer } from "../model/config.js";
-import { ENV_REF } from "../model/env.js";
+import { envRefs, shownRef } from "../model/env.js";
 import type { Agent } from "../model/manifest.js";
 import { wordList } from "../model/text.js";
 
@@ -158,13 +158,12 @@ function entryChange({ agent, name, native }: FoundServer, rendered: PlainObject
     parts.push(`${path} will change${typeof v === "number" || typeof v === "boolean" ? ` to ${v}` : ""}`);
   }
   if (parts.length === 0) return null;
-  // A reference the agent took as text, which kanon.yaml reads as the variable's value.
+  // A reference the agent took as text, which kanon.yaml reads as the variable's value (named only:
+  // its default may be a secret).
   const refs = [...gone, ...changed]
     .map((path) => before.get(path))
-    .flatMap((v) =>
-      typeof v === "string" && m.mcp.variables === "as-written" ? [...v.matchAll(ENV_REF)] : [],
-    )
-    .map((match) => match[0]);
+    .flatMap((v) => (typeof v === "string" && m.mcp.variables === "as-written" ? envRefs(v) : []))
+    .map((ref) => shownRef(ref.name));
   const why =
     refs.length > 0
       ? ` (${m.displayName} does not expand ${list([...new Set(refs)])} in ${mcpFileName(m)})`

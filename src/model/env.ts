@@ -4,7 +4,19 @@
  * it must act on the value (a git provider's URL).
  */
 
-export const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * The text up to its last `}`, which ends every reference: matched there only, a reference's `[^}]*`
+ * always finds its `}`, so the scan is linear. Past the last `}` it would run to the end of the text
+ * from every `${NAME:-` and fail (quadratic: a 360 KB hook command of `${a:-` took validate 39 s).
+ */
+export function upToLastBrace(text: string): string {
+  return text.slice(0, text.lastIndexOf("}") + 1);
+}
+
+/** How a message shows a reference: `${NAME}`, never its default, which may be a secret (`${KEY:-sk-…}`). */
+export const shownRef = (name: string) => `\${${name}}`;
 
 export interface EnvRef {
   name: string;
@@ -15,7 +27,7 @@ export interface EnvRef {
 export function envRefs(value: string): EnvRef[] {
   if (!value.includes("${")) return [];
   const refs: EnvRef[] = [];
-  for (const m of value.matchAll(ENV_REF)) refs.push({ name: m[1]!, fallback: m[2] });
+  for (const m of upToLastBrace(value).matchAll(ENV_REF)) refs.push({ name: m[1]!, fallback: m[2] });
   return refs;
 }
 
@@ -26,8 +38,10 @@ export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefin
 
 /** Expand every reference: the variable if set and non-empty, else the default, else "". */
 export function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
-  return value.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
+  const head = upToLastBrace(value);
+  const expanded = head.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
     const v = envValue(env, name);
     return v !== undefined && v !== "" ? v : (fallback ?? "");
   });
+  return expanded + value.slice(head.length);
 }

@@ -71,7 +71,7 @@ describe("Kimi Code MCP servers and ${VAR}", () => {
     expect(await k("apply", "--yes")).toMatchObject({
       status: 1,
       stderr:
-        'kanon.yaml:7:25: mcp server "pinned" targets kimi but Kimi Code would pass ${KEY:-anon} in headers.X-Key to the server as written (it does not expand variables in mcp.json); resolve_env: true lets kanon fill in headers.X-Key at apply\n',
+        'kanon.yaml:7:25: mcp server "pinned" targets kimi but Kimi Code would pass ${KEY} in headers.X-Key to the server as written (it does not expand variables in mcp.json); resolve_env: true lets kanon fill in headers.X-Key at apply\n',
     });
     expect(s.exists(".kimi-code")).toBe(false);
   });

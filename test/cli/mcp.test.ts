@@ -27,7 +27,7 @@ describe("kanon mcp", () => {
       "SERVER  CODEX     CLAUDE                        KIMI\napi     left out  translated (fields left out)  left out\n",
     );
     expect(r.stdout).toContain(
-      "api → codex: left out: Codex CLI would pass ${API_URL:-https://api.example} in env.URL to the server as written (it does not expand variables in config.toml); resolve_env: true lets kanon fill in env.URL at apply",
+      "api → codex: left out: Codex CLI would pass ${API_URL} in env.URL to the server as written (it does not expand variables in config.toml); resolve_env: true lets kanon fill in env.URL at apply",
     );
     expect(r.stdout).toContain(
       "api → claude: enabled_tools left out: Claude Code's MCP entry has no tool filter; every tool of the server is offered",
@@ -69,7 +69,7 @@ describe("resolve_env", () => {
     const r = await s.run(["--home", s.kh, "apply", "--yes"], { env: { TOKEN: "t" } });
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
-      'kanon.yaml:7:38: mcp server "api" targets codex but Codex CLI would pass ${API_URL:-https://api.example} in env.URL to the server as written (it does not expand variables in config.toml); resolve_env: true lets kanon fill in env.URL at apply\n',
+      'kanon.yaml:7:38: mcp server "api" targets codex but Codex CLI would pass ${API_URL} in env.URL to the server as written (it does not expand variables in config.toml); resolve_env: true lets kanon fill in env.URL at apply\n',
     );
     expect(s.exists(".codex")).toBe(false);
   });

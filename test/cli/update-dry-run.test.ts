@@ -1,4 +1,9 @@
-import { writeFileSync } from "node:fs";
+/**
+ * `kanon update -n` fetches and shows what the update would bring (the review of the incoming
+ * commit and the diff applying it would make) without moving the home or writing anything else:
+ * with real git, a bare remote and someone else's clone that pushes to it.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { snapshot } from "../support/cli.js";
@@ -94,6 +99,30 @@ describe("kanon update -n with commits to pull", () => {
     expect(r.stdout).toMatch(
       /\+echo guarded\n {2}claude: 1 to create, 1 to update\n {2}codex: {2}1 to create, 1 to update\n4 file change\(s\): 2 to create, 2 to update\nDry run: kanon update would apply 4 file change\(s\); nothing pulled or written\.\n$/,
     );
+  });
+});
+
+describe("kanon update -n into a project", () => {
+  it("warns, as the update does, of a secret going into a file the project's git would track", async () => {
+    const project = join(machine.work, "project");
+    mkdirSync(project);
+    git(project, "init", "--quiet");
+    const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    expect((await machine.run(["--home", home, "secret", "set", "GH"], { input: token })).status).toBe(0);
+    push({
+      "kanon.yaml": `${YAML}mcp:\n  servers:\n    gh: {command: gh-mcp, env: {GITHUB_TOKEN: "\${secret:GH}"}, targets: [claude]}\n`,
+    });
+    const warning =
+      "warning: .mcp.json will hold the secret GH and git would track it (it is not ignored): add .mcp.json to the project's .gitignore\n";
+    const dry = await k("--project", project, "update", "-n");
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(dry.stderr).toBe(warning);
+    expect(dry.stdout + dry.stderr).not.toContain(token);
+    expect(existsSync(join(project, ".mcp.json"))).toBe(false);
+    const update = await k("--project", project, "update", "--yes", "--trust-hooks");
+    expect(update.status, update.stderr).toBe(0);
+    expect(update.stderr).toBe(warning);
+    expect(existsSync(join(project, ".mcp.json"))).toBe(true);
   });
 });
 

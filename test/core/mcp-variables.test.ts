@@ -32,7 +32,7 @@ describe("literalVariables", () => {
         args: ["--t=${T}"],
         env: { A: "${B}", C: "${C:-d}" },
       }),
-    ).toEqual(["${BIN} in command", "${T} in args[0]", "${B} in env.A", "${C:-d} in env.C"]);
+    ).toEqual(["${BIN} in command", "${T} in args[0]", "${B} in env.A", "${C} in env.C"]);
     expect(
       literalVariables(kimi, {
         url: "https://x.example/${P}",

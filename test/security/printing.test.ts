@@ -1,7 +1,8 @@
 /**
  * What is shown is what is written: every character that would act on the terminal is shown as
  * text (diffs, render, names, the UI), so a hostile skill file cannot clear a review and draw a fake
- * one; and secret values of co-owned files are masked in diff, render and `--json`.
+ * one; secret values of co-owned files are masked in diff, render and `--json`; and a reference's
+ * default, which may be a secret, is never part of a message.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -214,5 +215,54 @@ describe("secrets in co-owned files", () => {
     expect(maskSecrets('"command": "docs-mcp",')).toBe('"command": "docs-mcp",');
     expect(maskSecrets(`args = ["--token", "${TOKEN}"]`)).not.toContain(TOKEN);
     expect(maskSecrets('"url": "https://u:p4ss@h.example/x"')).not.toContain("p4ss");
+  });
+});
+
+describe("a reference's default in kanon's messages", () => {
+  // A default may be the secret itself (`${API_KEY:-sk-live-…}`): messages name the variable only.
+  const LIVE = "sk-live-0123456789abcdefDEFAULTSECRET";
+  const GHP = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+  const PLAIN = "https://plain-default.example";
+  const none = (text: string) => {
+    for (const value of [LIVE, GHP, PLAIN]) expect(text).not.toContain(value);
+  };
+
+  it("import's skipped-server warning and will-be-left-out notice name ${NAME} only", async () => {
+    s.writeFiles({
+      ".kimi-code/mcp.json": JSON.stringify({
+        mcpServers: {
+          live: { command: "srv", env: { API_KEY: `\${API_KEY:-${LIVE}}`, URL: `\${API_URL:-${PLAIN}}` } },
+          // bearerTokenEnvVar replaces the Authorization header: kanon leaves the header out.
+          api: {
+            url: "https://api.example/mcp",
+            headers: { Authorization: `Bearer \${GH_KEY:-${GHP}}` },
+            bearerTokenEnvVar: "T",
+          },
+        },
+      }),
+    });
+    const r = await s.k("import");
+    expect(r.status).toBe(0);
+    none(r.stderr);
+    expect(r.stderr).toContain(
+      'warning: skipped kimi mcp server "live": Kimi Code passes ${API_KEY} in env.API_KEY, ${API_URL} in env.URL to the server as written',
+    );
+    expect(r.stderr).toContain(
+      'warning: mcp server "api" for kimi: headers.Authorization will be left out (Kimi Code does not expand ${GH_KEY} in mcp.json)',
+    );
+  });
+
+  it("render's left-out server and validate's error name ${NAME} only", async () => {
+    s.writeHome(
+      `version: 1\nagents: [kimi]\nmcp:\n  servers:\n    live:\n      command: srv\n      env: {API_KEY: "\${API_KEY:-${LIVE}}", TOKEN: "\${GH:-${GHP}}", URL: "\${API_URL:-${PLAIN}}"}\n      targets: [kimi]\n`,
+    );
+    const render = await s.k("render");
+    none(render.stdout + render.stderr);
+    const validate = await s.k("validate");
+    expect(validate.status).toBe(1);
+    none(validate.stdout + validate.stderr);
+    expect(validate.stderr).toContain(
+      "Kimi Code would pass ${API_KEY} in env.API_KEY, ${GH} in env.TOKEN, ${API_URL} in env.URL to the server as written",
+    );
   });
 });

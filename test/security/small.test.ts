@@ -1,8 +1,8 @@
 /**
- * The smaller findings of the trials, each with its hostile input: a 10,000-deep native file, an
- * unreadable agent folder, names import found that kanon.yaml cannot hold, blank lines a Kimi hook
- * left behind, an empty `hooks` Gemini settings were left with, a token in a remote's URL, a 4 GB
- * limit of virtual memory.
+ * The smaller findings of the trials, each with its hostile input: a 10,000-deep native file, a
+ * kanon.yaml of references left open (`${a:-` repeated), an unreadable agent folder, names import
+ * found that kanon.yaml cannot hold, blank lines a Kimi hook left behind, an empty `hooks` Gemini
+ * settings were left with, a token in a remote's URL, a 4 GB limit of virtual memory.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
@@ -101,6 +101,39 @@ describe("an unreadable ~/.codex", () => {
     } finally {
       chmodSync(join(s.home, ".codex"), 0o755);
     }
+  });
+});
+
+describe("a kanon.yaml of `${a:-` left open, 360 KB in a hook command and 60 KB in MCP values", () => {
+  // What a pulled home can hold: each scan for a reference's `}` from every `${a:-` took validate
+  // 39 s for the hook alone, and validate, render and diff about 50 s each for 120 KB in the server.
+  const open = (n: number) => "${a:-".repeat(n);
+  const yaml = [
+    "version: 1",
+    "agents: [claude, codex]",
+    "mcp:",
+    "  servers:",
+    "    x:",
+    "      command: srv",
+    `      args: ["${open(12_000)}"]`,
+    `      env: {API_TOKEN: "${open(12_000)}"}`,
+    "hooks:",
+    "  - name: x",
+    "    event: Stop",
+    `    command: "${open(72_000)}"`,
+    "",
+  ].join("\n");
+
+  it("is validated, rendered, diffed and applied in seconds", async () => {
+    s.writeHome(yaml);
+    const start = performance.now();
+    expect(await s.k("validate")).toMatchObject({ status: 0, stdout: "kanon.yaml is valid.\n" });
+    expect((await s.k("render")).status).toBe(0);
+    expect((await s.k("diff")).status).toBe(0);
+    expect((await s.k("apply", "--yes")).status).toBe(0);
+    expect(await s.k("diff")).toMatchObject({ status: 0, stdout: "No changes.\n" });
+    expect(performance.now() - start).toBeLessThan(5000);
+    expect(s.read(".claude/settings.json")).toContain(open(72_000));
   });
 });
 

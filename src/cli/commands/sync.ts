@@ -10,11 +10,12 @@ import { osErrorText } from "../../model/fs-errors.js";
 import { KanonError } from "../../model/types.js";
 import { redactUrl } from "../../providers/git.js";
 import { assertSettledHome } from "../../source/home-state.js";
-import { err, type GlobalFlags, type Io, isTerminal, out } from "../context.js";
+import { err, type GlobalFlags, type Io, isTerminal, out, warn } from "../context.js";
 import { git, gitReason, remoteUrls } from "../home-git.js";
 import { homeHeadLog, type IncomingPull, reviewIncoming } from "../hook-review.js";
 import { changedPaths, textAt, type Upstream, upstreamOf, withTree } from "../incoming.js";
 import { loadRendered, pathsOf, planOf, type Rendered } from "../pipeline.js";
+import { trackedSecretWarnings } from "../project-secrets.js";
 import { pushRefusal, secretsToPush } from "../push-guard.js";
 import { type ApplyOptions, applyCommand, dryRunChanges } from "./render.js";
 
@@ -254,7 +255,10 @@ async function updateDryRun(flags: GlobalFlags, home: string, opts: ApplyOptions
   );
   const changes = await withIncoming(flags, home, next, io, async (r, pull) => {
     await reviewIncoming(r, pull, { dryRun: true }, io);
-    return (await planOf(r, io)).plan.changes;
+    const { changes } = (await planOf(r, io)).plan;
+    // As the update's apply would, before it writes: a secret going into a file a project's git tracks.
+    warn(io, await trackedSecretWarnings(r.scope, changes, r.secrets, io));
+    return changes;
   });
   if (changes.length === 0) out(io, "No changes.\n");
   else {
