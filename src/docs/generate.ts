@@ -367,7 +367,7 @@ function itemFieldCell(f: ItemFieldSupport): string {
 function itemRows(
   agents: readonly Agent[],
   of: (m: AgentManifest) => CommandCapabilities | SubagentCapabilities | { lacks: string },
-  rows: [string, (c: CommandCapabilities & SubagentCapabilities) => string][],
+  rows: [string, (c: CommandCapabilities & SubagentCapabilities, m: AgentManifest) => string][],
 ): string[][] {
   const cells = (f: (c: CommandCapabilities & SubagentCapabilities, m: AgentManifest) => string) =>
     agents.map((a) => {
@@ -444,6 +444,10 @@ export function commandSupportTable(agents: readonly Agent[]): string {
       },
     ],
     ["arguments without a placeholder", (c) => c.arguments.unplaced],
+    [
+      "a skill of the command's name",
+      (c, m) => (c.skillNamesWin ? `an error: ${m.displayName} ${c.skillNamesWin}` : "—"),
+    ],
   ]);
   return table(header, rows);
 }

@@ -17,7 +17,7 @@ import { itemNameProblem } from "../core/names.js";
 import { encodeFrontMatter, type FrontValue } from "../formats/front-matter.js";
 import { isPlainObject } from "../formats/values.js";
 import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
-import type { ItemEntry } from "../model/config.js";
+import type { ItemEntry, SkillEntry } from "../model/config.js";
 import { osErrorText } from "../model/fs-errors.js";
 import type {
   Agent,
@@ -66,13 +66,17 @@ export function importItems(
   /** The files import writes into the home (read.ts HomeFile): each item's joins them. */
   files: { rel: string; content: Uint8Array; mode: number }[],
   warnings: string[],
+  /** The skills imported with them (the home's entries): a command one of them hides is not taken. */
+  skills: readonly SkillEntry[],
 ): ImportedItems {
   const out: ImportedItems = { commands: [], subagents: [] };
   for (const kind of ["command", "subagent"] as const) {
     const merged: Merged[] = [];
     for (const agent of agents) {
-      for (const found of readAgentItems(agent.manifest, kind, scope, at, warnings))
-        add(merged, found, agent, scope, warnings);
+      for (const found of readAgentItems(agent.manifest, kind, scope, at, warnings)) {
+        if (!hiddenBySkill(found, agent.manifest, skills, allAgents, warnings))
+          add(merged, found, agent, scope, warnings);
+      }
     }
     for (const m of merged) {
       const item = withModels(m);
@@ -90,6 +94,29 @@ export function importItems(
     }
   }
   return out;
+}
+
+/**
+ * Whether the item is a command the agent never runs, since a skill of its name imported for the agent
+ * wins (`skillNamesWin`): it stays the agent's, with a warning (rendered beside the skill, it would be
+ * an error).
+ */
+function hiddenBySkill(
+  found: { item: Found; path: string },
+  m: AgentManifest,
+  skills: readonly SkillEntry[],
+  allAgents: readonly string[],
+  warnings: string[],
+): boolean {
+  const caps = found.item.kind === "command" ? itemCapabilities(m, "command") : null;
+  if (!caps || !("skillNamesWin" in caps) || !caps.skillNamesWin) return false;
+  const name = found.item.name;
+  const skill = skills.some((s) => !s.git && s.name === name && (s.targets ?? allAgents).includes(m.id));
+  if (skill)
+    warnings.push(
+      `skipped ${m.id} command ${found.path}: ${m.displayName} ${caps.skillNamesWin}, and the skill ${JSON.stringify(name)} is imported`,
+    );
+  return skill;
 }
 
 /**

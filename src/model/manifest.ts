@@ -371,6 +371,12 @@ interface ItemCapabilities {
 export interface CommandCapabilities extends ItemCapabilities {
   fields: { description: ItemFieldSupport; "argument-hint": ItemFieldSupport };
   arguments: ArgumentSpelling;
+  /**
+   * The agent keeps its commands and skills in one list of names, where a skill wins: a command named
+   * like a skill rendered for the agent would never run, so render refuses the two (as two skills of
+   * one name). What the agent does then, for the message and the docs.
+   */
+  skillNamesWin?: string;
 }
 
 export interface SubagentCapabilities extends ItemCapabilities {

@@ -325,6 +325,34 @@ describe("mistakes are one line naming the file and line, and nothing is written
   });
 });
 
+describe("a command named like a skill", () => {
+  const SKILL = "---\nname: review\ndescription: Reviews\n---\nThe skill.\n";
+  it("is an error where the agent's skill wins (Claude Code), and nothing is written", async () => {
+    home("", { "skills/review/SKILL.md": SKILL });
+    for (const cmd of [["diff"], ["apply", "--yes"]])
+      expect(await k(...cmd), cmd.join(" ")).toMatchObject({
+        status: 1,
+        stderr:
+          'commands/review.md:1: command "review" duplicates skill "review" for claude: Claude Code runs the skill of a command\'s name, never the command; rename one of them, or target them at different agents\n',
+      });
+    expect(existsSync(join(s.home, ".claude"))).toBe(false);
+  });
+
+  it("renders where they go to different agents, or where the agent keeps the two apart", async () => {
+    s.writeHome(
+      "version: 1\nagents: [claude, opencode]\ncommands:\n  - name: review\n    targets: [opencode]\n",
+      {
+        "commands/review.md": REVIEW,
+        "skills/review/SKILL.md": SKILL,
+      },
+    );
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(existsSync(claudeFile("skills/review/SKILL.md"))).toBe(true);
+    expect(existsSync(join(s.home, ".config/opencode/commands/review.md"))).toBe(true);
+    expect(existsSync(join(s.home, ".config/opencode/skills/review/SKILL.md"))).toBe(true);
+  });
+});
+
 describe("the folders", () => {
   it("hold the items: hidden files, other extensions and subfolders are not items", async () => {
     home("", {

@@ -77,3 +77,21 @@ it("leaves a file that is not UTF-8, or holds a NUL, where it is, naming it", as
   );
   expect(r.stdout).toContain("commands:\n  - name: fine\n    targets: [claude]\n");
 });
+
+it("leaves a Claude Code command that a skill of its name hides where it is; the home it makes applies", async () => {
+  mkdirSync(join(s.home, ".claude/commands"), { recursive: true });
+  mkdirSync(join(s.home, ".claude/skills/review"), { recursive: true });
+  writeFileSync(join(s.home, ".claude/commands/review.md"), "Review $ARGUMENTS.\n");
+  writeFileSync(join(s.home, ".claude/commands/fine.md"), "Fine.\n");
+  writeFileSync(
+    join(s.home, ".claude/skills/review/SKILL.md"),
+    "---\nname: review\ndescription: Reviews\n---\nThe skill.\n",
+  );
+  const r = await k("import", "--write", "--no-git", "--agent", "claude");
+  expect(r.stderr.replaceAll(s.home, "~")).toBe(
+    'warning: skipped claude command ~/.claude/commands/review.md: Claude Code runs the skill of a command\'s name, never the command, and the skill "review" is imported\n',
+  );
+  expect(existsSync(join(s.kh, "commands/review.md"))).toBe(false);
+  expect(s.readHome("commands/fine.md")).toBe("Fine.\n");
+  expect(await k("apply", "--yes", "--agent", "claude")).toMatchObject({ status: 0, stderr: "" });
+});

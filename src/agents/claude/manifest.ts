@@ -236,6 +236,9 @@ export const claudeManifest: AgentManifest = {
       },
     ],
     invoke: "`/<name> <args>`",
+    // Run: a skill and a command of one name, user or project scope either: `/name` ran the skill's
+    // body and only the skill was listed (binary read: the skills loader reads commands/ last).
+    skillNamesWin: "runs the skill of a command's name, never the command",
     notes: ["without a description, Claude Code shows the prompt's first line"],
   },
   subagents: {
