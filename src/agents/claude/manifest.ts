@@ -216,10 +216,13 @@ export const claudeManifest: AgentManifest = {
       description: { support: "native", name: "description" },
       "argument-hint": { support: "native", name: "argument-hint" },
     },
-    // `$0` is the first argument, `$1` the second (run with three arguments); `\$` escapes.
+    // `$0` is the first argument, `$1` the second (run with three arguments); `\$` escapes. Run with
+    // `alpha beta`: `$0a` stayed as written (`\$(\d+)(?!\w)` in the binary), `$ARGUMENTS[0]x` gave
+    // `alphax`, `$ARGUMENTSx` gave `alpha betax`.
     arguments: {
       all: "$ARGUMENTS",
-      positional: { spelling: "${n}", base: 0 },
+      allReadsOn: { pattern: "\\[\\d+\\]", does: "reads $ARGUMENTS[n] as one argument" },
+      positional: { spelling: "${n}", base: 0, beforeWord: "$ARGUMENTS[{n}]" },
       reserved: {
         say: "`$` and a number (`$0`, `$10`)",
         pattern: "\\$\\d+",
