@@ -45,6 +45,16 @@ export function translateArguments(
   const text = body.replace(pattern, (whole: string, which: string | undefined, ...rest: unknown[]) => {
     const offset = rest.at(-2) as number;
     const line = newlines(body, offset);
+    // The agent's escape right before it (`\$1` for Claude Code) would make it plain text.
+    const esc = reserved?.escape;
+    if (esc !== undefined && body.startsWith(esc, offset - esc.length)) {
+      missing ??= {
+        capability: `the text ${esc}${whole}`,
+        detail: `${agent} reads ${esc} before it as an escape`,
+        line,
+      };
+      return whole;
+    }
     if (which === undefined) {
       // Text the agent would replace: escaped where it can be, else the command is left out.
       if (reserved?.escape === undefined) {

@@ -445,7 +445,10 @@ export function commandSupportTable(agents: readonly Agent[]): string {
       (c) => {
         const r = c.arguments.reserved;
         if (!r) return "—";
-        return `${r.say}: ${r.does}; ${r.escape ? `written with ${code(r.escape)} before it` : "a command holding it is left out"}`;
+        const escaped = r.escape
+          ? `written with ${code(r.escape)} before it (a command with ${code(r.escape)} already before a placeholder or one of them is left out)`
+          : "a command holding it is left out";
+        return `${r.say}: ${r.does}; ${escaped}`;
       },
     ],
     ["arguments without a placeholder", (c) => c.arguments.unplaced],

@@ -101,6 +101,11 @@ describe("a command's placeholders", () => {
     expect(itemWarning(d)).toBe(
       'commands/review.md:6: command "review" is not rendered for claude: placeholder $ARGUMENTS before [1] is not supported (Claude Code reads $ARGUMENTS[n] as one argument)',
     );
+    // Claude Code's escape right before a placeholder or a text it would escape makes it plain text.
+    for (const body of ["Match \\$1 literally.\n", "Not \\$ARGUMENTS.\n", "Costs \\$10.\n"])
+      expect(decide(command(body), claudeManifest).missing?.detail, body).toBe(
+        "Claude Code reads \\ before it as an escape",
+      );
     // OpenCode reads `$ARGUMENTS[1]` as the arguments and `[1]`: as written.
     expect(decide(command("$ARGUMENTS[1] and $1x.\n"), opencodeManifest).native?.text).toBe(
       "$ARGUMENTS[1] and $1x.\n",
