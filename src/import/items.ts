@@ -155,6 +155,14 @@ function add(
   if (merged.some((m) => m.item.name === name)) {
     name = `${id}-${item.name}`;
     for (let i = 2; merged.some((m) => m.item.name === name); i++) name = `${id}-${item.name}-${i}`;
+    // The name it was read under was checked; a longer one may no longer be a file name.
+    const problem = itemNameProblem(name);
+    if (problem) {
+      warnings.push(
+        `skipped ${id} ${WORD[item.kind]} ${found.path}: it differs from one already imported, and the name ${JSON.stringify(name)} it would take ${problem}`,
+      );
+      return;
+    }
     warnings.push(
       `${WORD[item.kind]} ${JSON.stringify(item.name)} in ${found.path} differs from one already imported; imported as ${JSON.stringify(name)}`,
     );
