@@ -29,7 +29,7 @@ import type {
 import type { CommandItem, Item, SubagentItem } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
 import type { Scope } from "../model/types.js";
-import { splitFrontMatter } from "../source/items.js";
+import { SECTIONS, splitFrontMatter } from "../source/items.js";
 import { unwritableChar } from "../source/limits.js";
 
 /** Where a manifest path of an agent is in the scope imported from (core/homes.ts). */
@@ -39,9 +39,6 @@ type At = (m: AgentManifest, p: ScopedPath) => string | null;
 type Found =
   | Omit<CommandItem, "targets" | "at" | "file" | "bodyLine">
   | Omit<SubagentItem, "targets" | "at" | "file" | "bodyLine">;
-
-const FOLDER = { command: "commands", subagent: "agents" } as const;
-const WORD = { command: "command", subagent: "subagent" } as const;
 
 /** One entry per item found (targets: the agents it was found for, when not every agent). */
 export interface ImportedItems {
@@ -82,12 +79,12 @@ export function importItems(
       const item = withModels(m);
       leftBehind(m, item.name, at, warnings);
       files.push({
-        rel: `${FOLDER[kind]}/${item.name}.md`,
+        rel: `${SECTIONS[kind].folder}/${item.name}.md`,
         content: Buffer.from(neutralText(item), "utf8"),
         mode: 0o644,
       });
       const targets = allAgents.filter((a) => m.agents.includes(a));
-      out[kind === "command" ? "commands" : "subagents"].push({
+      out[SECTIONS[kind].key].push({
         name: item.name,
         ...(targets.length < allAgents.length ? { targets } : {}),
       });
@@ -159,12 +156,12 @@ function add(
     const problem = itemNameProblem(name);
     if (problem) {
       warnings.push(
-        `skipped ${id} ${WORD[item.kind]} ${found.path}: it differs from one already imported, and the name ${JSON.stringify(name)} it would take ${problem}`,
+        `skipped ${id} ${item.kind} ${found.path}: it differs from one already imported, and the name ${JSON.stringify(name)} it would take ${problem}`,
       );
       return;
     }
     warnings.push(
-      `${WORD[item.kind]} ${JSON.stringify(item.name)} in ${found.path} differs from one already imported; imported as ${JSON.stringify(name)}`,
+      `${item.kind} ${JSON.stringify(item.name)} in ${found.path} differs from one already imported; imported as ${JSON.stringify(name)}`,
     );
   }
   merged.push({
@@ -311,7 +308,7 @@ function readItem(
   warnings: string[],
 ): Found | null {
   const skip = (why: string) => {
-    warnings.push(`skipped ${m.id} ${WORD[kind]} ${path}: ${why}`);
+    warnings.push(`skipped ${m.id} ${kind} ${path}: ${why}`);
     return null;
   };
   let text: string;
@@ -423,7 +420,7 @@ function neutralItem(
     item = { kind, ...base, ...(tools ? { tools } : {}), ...(inherit ? { model: inherit } : {}) };
   }
   for (const key of Object.keys(fields))
-    warnings.push(`skipped unsupported ${m.id} ${WORD[kind]} field ${JSON.stringify(key)} in ${path}`);
+    warnings.push(`skipped unsupported ${m.id} ${kind} field ${JSON.stringify(key)} in ${path}`);
   return item;
 }
 

@@ -38,10 +38,11 @@ interface Section {
   folder: "commands" | "agents";
 }
 
-export const SECTIONS: readonly Section[] = [
-  { kind: "command", key: "commands", folder: "commands" },
-  { kind: "subagent", key: "subagents", folder: "agents" },
-];
+/** Each kind's section, commands first (the order items load and are decided in). */
+export const SECTIONS: Readonly<Record<Item["kind"], Section>> = {
+  command: { kind: "command", key: "commands", folder: "commands" },
+  subagent: { kind: "subagent", key: "subagents", folder: "agents" },
+};
 
 /** One item to read: its name, its file, and kanon.yaml's entry for it (if any). */
 interface Planned {
@@ -68,7 +69,7 @@ export async function loadItems(
   at: At,
 ): Promise<LoadedItems> {
   const out: LoadedItems = { items: [], disabled: { command: [], subagent: [] }, errors: [], warnings: [] };
-  for (const section of SECTIONS) {
+  for (const section of Object.values(SECTIONS)) {
     const l: Loading = { section, paths, agentIds, at, out };
     for (const p of planSection(l, config[section.key] ?? [])) await readItem(l, p);
   }

@@ -8,6 +8,7 @@ import { agentPath } from "../../core/homes.js";
 import { type ItemDecision, itemCapabilities } from "../../core/items.js";
 import type { Item } from "../../model/source.js";
 import { compareBytes } from "../../model/text.js";
+import { SECTIONS } from "../../source/items.js";
 import { type GlobalFlags, type Io, out } from "../context.js";
 import type { Validated } from "../pipeline.js";
 import { jsonText } from "./render.js";
@@ -19,11 +20,6 @@ const LABEL: Record<ItemDecision["outcome"], string> = {
   omitted: "left out",
 };
 
-const WORDS = {
-  command: { key: "commands", title: "COMMAND", none: "No commands.", plural: "command" },
-  subagent: { key: "subagents", title: "SUBAGENT", none: "No subagents.", plural: "subagent" },
-} as const;
-
 export async function itemsCommand(
   kind: Item["kind"],
   flags: GlobalFlags,
@@ -34,11 +30,12 @@ export async function itemsCommand(
   const decisions = v.validation.items.filter((d) => d.item.kind === kind && ids.includes(d.agent));
   const items = v.validation.sections.items.filter((i) => i.kind === kind);
   const disabled = v.validation.sections.disabled[kind];
-  const words = WORDS[kind];
-  if (opts.json) out(io, jsonText({ scope: v.scope.kind, [words.key]: decisions.map((d) => asJson(d, v)) }));
-  else if (items.length === 0 && disabled.length === 0) out(io, `${words.none}\n`);
+  // `commands` / `subagents`: the JSON key, as kanon.yaml's section is named.
+  const { key } = SECTIONS[kind];
+  if (opts.json) out(io, jsonText({ scope: v.scope.kind, [key]: decisions.map((d) => asJson(d, v)) }));
+  else if (items.length === 0 && disabled.length === 0) out(io, `No ${key}.\n`);
   else out(io, itemsTable(kind, items, disabled, decisions, ids));
-  if (opts.strict) failIfNotAsWritten(decisions, words.plural, "the home");
+  if (opts.strict) failIfNotAsWritten(decisions, kind, "the home");
 }
 
 function asJson(d: ItemDecision, v: Validated) {
@@ -80,7 +77,7 @@ function itemsTable(
   ids: readonly string[],
 ): string {
   const byItemAndAgent = new Map(decisions.map((d) => [`${d.item.name}\u0000${d.agent}`, d]));
-  const rows = [[WORDS[kind].title, ...ids.map((i) => i.toUpperCase())]];
+  const rows = [[kind.toUpperCase(), ...ids.map((i) => i.toUpperCase())]];
   const names = [...items.map((i) => i.name), ...disabled].sort(compareBytes);
   for (const name of names) {
     const off = disabled.includes(name);
