@@ -9,11 +9,12 @@
  */
 import { lstatSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
+import type { ItemDecision } from "../core/items.js";
 import { homePathsNamed, type Runnable, runnables } from "../core/runnable.js";
 import { maskSecrets } from "../core/secrets.js";
 import { READ_LIMIT, readBounded } from "../model/bounded-read.js";
 import { instructionPath } from "../model/config.js";
-import type { Source } from "../model/source.js";
+import type { Item, Source } from "../model/source.js";
 import { KanonError } from "../model/types.js";
 import { homeRead } from "../source/home-files.js";
 import { resolveHomePath } from "../source/load.js";
@@ -61,7 +62,7 @@ function reviewState(r: Rendered, io: Io, outside: (path: string) => boolean) {
     mcp: r.validation.mcp,
     items: r.validation.items,
     outside,
-    reads: readsOf(r.source),
+    reads: readsOf(r.source, r.validation.items),
   });
   const stateFile = join(stateDirOf(r.scope, io), FILE);
   const { value: previous, text: previousText } = readReviewed(stateFile);
@@ -246,8 +247,11 @@ export async function rememberApplied(r: Rendered, io: Io): Promise<void> {
   (await reviewArrivals(r, { appliedBefore: true, trustHooks: true, quiet: true }, io)).remember();
 }
 
-/** The paths kanon.yaml names for reading: instruction files and local skill folders. */
-function readsOf(source: Source): { label: string; path: string; targets: string[] | undefined }[] {
+/** The paths the home reads: instruction files, local skill folders, command and subagent files. */
+function readsOf(
+  source: Source,
+  items: readonly ItemDecision[],
+): { label: string; path: string; targets: string[] | undefined }[] {
   const { home, userHome } = source.paths;
   const out: { label: string; path: string; targets: string[] | undefined }[] = [];
   for (const f of source.config.instructions.files) {
@@ -266,6 +270,15 @@ function readsOf(source: Source): { label: string; path: string; targets: string
       targets: s.targets,
     });
   }
+  // A command's or subagent's file (kanon.yaml's `path:`, or the home's folder), for the agents given it.
+  const given = new Map<Item, string[]>();
+  for (const d of items) if (d.native) given.set(d.item, [...(given.get(d.item) ?? []), d.agent]);
+  for (const [item, agents] of given)
+    out.push({
+      label: `${item.kind} ${item.name}`,
+      path: resolveHomePath(item.file, home, userHome),
+      targets: agents,
+    });
   return out;
 }
 

@@ -252,7 +252,7 @@ function nativeModel(
 }
 
 /** `<capability> is not supported` (`are` for a section), and the detail. */
-export function missingText(m: Missing, agent?: string): string {
+export function missingText(m: Pick<Missing, "capability" | "plural" | "detail">, agent?: string): string {
   return `${m.capability} ${m.plural ? "are" : "is"} not supported${agent ? ` for ${agent}` : ""}${m.detail ? ` (${m.detail})` : ""}`;
 }
 

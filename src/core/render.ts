@@ -76,7 +76,9 @@ function renderAgent(agent: Agent, { source, scope, decisions, mcp, items }: Ren
   }
 
   const skillRoot = at(m.skills.root);
-  if (skillRoot) out.push(...renderSkills(agent, source, skillRoot));
+  // Each skill rendered for the agent, by name: what rendered it (`skill "x"`, a provider's).
+  const skillOwners = new Map<string, string>();
+  if (skillRoot) out.push(...renderSkills(agent, source, skillRoot, skillOwners));
 
   const mcpPath = at(m.mcp.file);
   // Disabled and untargeted servers have no decision; one left out has nothing to render.
@@ -101,7 +103,7 @@ function renderAgent(agent: Agent, { source, scope, decisions, mcp, items }: Ren
     });
   }
 
-  out.push(...renderItems(agent, items, scope));
+  out.push(...renderItems(agent, items, scope, skillOwners));
 
   const hookPath = at(m.hooks.file);
   const natives = nativeHooks(decisions, m.id);
@@ -122,9 +124,16 @@ function renderAgent(agent: Agent, { source, scope, decisions, mcp, items }: Ren
 /**
  * The agent's command and subagent files, one per item, in its folder for each: whole files kanon
  * owns (the user's own files beside them are never touched). The destination boundary: the file name
- * is the item's checked name and the agent's extension, one segment below the folder.
+ * is the item's checked name and the agent's extension, one segment below the folder. A command named
+ * like a skill rendered for an agent whose skill wins (`skillNamesWin`) duplicates it, as two skills
+ * of one name do.
  */
-function renderItems(agent: Agent, items: readonly ItemDecision[], scope: Scope): TargetFile[] {
+function renderItems(
+  agent: Agent,
+  items: readonly ItemDecision[],
+  scope: Scope,
+  skillOwners: ReadonlyMap<string, string>,
+): TargetFile[] {
   const m = agent.manifest;
   const out: TargetFile[] = [];
   for (const d of items) {
@@ -134,15 +143,19 @@ function renderItems(agent: Agent, items: readonly ItemDecision[], scope: Scope)
     const problem = itemNameProblem(d.item.name) ?? segmentProblem(d.native.file);
     if (problem) throw new KanonError(`${d.item.kind} ${JSON.stringify(d.item.name)}: the name ${problem}`);
     if (!root) continue;
+    const skill = caps && "skillNamesWin" in caps && caps.skillNamesWin && skillOwners.get(d.item.name);
+    if (skill)
+      throw new KanonError(
+        `${d.item.at.file}command ${JSON.stringify(d.item.name)} duplicates ${skill} for ${m.id}: ${m.displayName} ${caps.skillNamesWin}; rename one of them, or target them at different agents`,
+      );
     out.push({ agent: m.id, path: join(root, d.native.file), content: text(d.native.text), mode: 0o644 });
   }
   return out;
 }
 
-function renderSkills(agent: Agent, source: Source, root: string): TargetFile[] {
+function renderSkills(agent: Agent, source: Source, root: string, owners: Map<string, string>): TargetFile[] {
   const id = agent.manifest.id;
   const out: TargetFile[] = [];
-  const owners = new Map<string, string>();
   const claim = (name: string, owner: string) => {
     const prior = owners.get(name);
     if (prior) throw new KanonError(`skill "${name}" from ${owner} duplicates ${prior}`);

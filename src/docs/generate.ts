@@ -367,7 +367,7 @@ function itemFieldCell(f: ItemFieldSupport): string {
 function itemRows(
   agents: readonly Agent[],
   of: (m: AgentManifest) => CommandCapabilities | SubagentCapabilities | { lacks: string },
-  rows: [string, (c: CommandCapabilities & SubagentCapabilities) => string][],
+  rows: [string, (c: CommandCapabilities & SubagentCapabilities, m: AgentManifest) => string][],
 ): string[][] {
   const cells = (f: (c: CommandCapabilities & SubagentCapabilities, m: AgentManifest) => string) =>
     agents.map((a) => {
@@ -422,28 +422,40 @@ export function commandSupportTable(agents: readonly Agent[]): string {
   ];
   const spelling = (c: CommandCapabilities) => {
     const p = c.arguments.positional;
-    const n = (i: number) => p!.spelling.replace("{n}", String(i - 1 + p!.base));
-    return p
-      ? `${code(n(1))} … ${code(n(9))}${p.restToLast ? " (the last one also takes the rest)" : ""}`
-      : "none: a command using one is left out";
+    if (!p) return "none: a command using one is left out";
+    const n = (form: string, i: number) => code(form.replace("{n}", String(i - 1 + p.base)));
+    const word = p.beforeWord
+      ? `; right before a letter, digit or _, ${n(p.beforeWord, 1)} … ${n(p.beforeWord, 9)}`
+      : "";
+    return `${n(p.spelling, 1)} … ${n(p.spelling, 9)}${p.restToLast ? " (the last one also takes the rest)" : ""}${word}`;
+  };
+  const all = ({ arguments: a }: CommandCapabilities, m: AgentManifest) => {
+    if (!a.all) return "none: a command using it is left out";
+    const readsOn =
+      a.allReadsOn && ` (${m.displayName} ${a.allReadsOn.does}: a command with one is left out)`;
+    return `${code(a.all)}${readsOn || ""}`;
   };
   const rows = itemRows(agents, (m) => m.commands, [
     ["`description`", (c) => itemFieldCell(c.fields.description)],
     ["`argument-hint`", (c) => itemFieldCell(c.fields["argument-hint"])],
-    [
-      "`$ARGUMENTS`",
-      (c) => (c.arguments.all ? code(c.arguments.all) : "none: a command using it is left out"),
-    ],
+    ["`$ARGUMENTS`", all],
     ["`$1` … `$9`", spelling],
     [
       "text it would replace",
       (c) => {
         const r = c.arguments.reserved;
         if (!r) return "—";
-        return `${r.say}: ${r.does}; ${r.escape ? `written with ${code(r.escape)} before it` : "a command holding it is left out"}`;
+        const escaped = r.escape
+          ? `written with ${code(r.escape)} before it (a command with ${code(r.escape)} already before a placeholder or one of them is left out)`
+          : "a command holding it is left out";
+        return `${r.say}: ${r.does}; ${escaped}`;
       },
     ],
     ["arguments without a placeholder", (c) => c.arguments.unplaced],
+    [
+      "a skill of the command's name",
+      (c, m) => (c.skillNamesWin ? `an error: ${m.displayName} ${c.skillNamesWin}` : "—"),
+    ],
   ]);
   return table(header, rows);
 }

@@ -17,8 +17,11 @@ function isPlain(text: string): boolean {
   if (text.endsWith(" ") || KEYWORDS.has(text.toLowerCase())) return false;
   // A YAML 1.1 timestamp (js-yaml reads `2026-12-06` as a date).
   if (/^\d{4}-\d\d?-\d\d?/.test(text)) return false;
-  // Numbers of any YAML version (1e3, 0x1F, 0o7, 1_000, .5, 1.) stay strings only when quoted.
-  return !/^[-+]?(\d[\d_]*(\.\d*)?([eE][-+]?\d+)?|0x[\da-fA-F_]+|0o?[0-7_]+|0b[01_]+|\d+(:\d+)+)$/.test(text);
+  // Numbers of any YAML version (1e3, 0x1F, 0o7, 1_000, .5, 1.) stay strings only when quoted; the
+  // `yaml` library's YAML 1.1 reads an exponent without digits before it (e1, E5) as a float (NaN).
+  return !/^[-+]?((\d[\d_]*)?(\.[\d_]*)?([eE][-+]?\d+)?|0x[\da-fA-F_]+|0o?[0-7_]+|0b[01_]+|\d+(:\d+)+)$/.test(
+    text,
+  );
 }
 
 /** A string as a YAML scalar; `flow`: inside a flow list or map, where `,` ends a plain scalar. */

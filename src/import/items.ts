@@ -17,7 +17,7 @@ import { itemNameProblem } from "../core/names.js";
 import { encodeFrontMatter, type FrontValue } from "../formats/front-matter.js";
 import { isPlainObject } from "../formats/values.js";
 import { READ_LIMIT, ReadRefused, readBounded } from "../model/bounded-read.js";
-import type { ItemEntry } from "../model/config.js";
+import type { ItemEntry, SkillEntry } from "../model/config.js";
 import { osErrorText } from "../model/fs-errors.js";
 import type {
   Agent,
@@ -29,7 +29,7 @@ import type {
 import type { CommandItem, Item, SubagentItem } from "../model/source.js";
 import { compareBytes } from "../model/text.js";
 import type { Scope } from "../model/types.js";
-import { splitFrontMatter } from "../source/items.js";
+import { SECTIONS, splitFrontMatter } from "../source/items.js";
 import { unwritableChar } from "../source/limits.js";
 
 /** Where a manifest path of an agent is in the scope imported from (core/homes.ts). */
@@ -39,9 +39,6 @@ type At = (m: AgentManifest, p: ScopedPath) => string | null;
 type Found =
   | Omit<CommandItem, "targets" | "at" | "file" | "bodyLine">
   | Omit<SubagentItem, "targets" | "at" | "file" | "bodyLine">;
-
-const FOLDER = { command: "commands", subagent: "agents" } as const;
-const WORD = { command: "command", subagent: "subagent" } as const;
 
 /** One entry per item found (targets: the agents it was found for, when not every agent). */
 export interface ImportedItems {
@@ -66,30 +63,57 @@ export function importItems(
   /** The files import writes into the home (read.ts HomeFile): each item's joins them. */
   files: { rel: string; content: Uint8Array; mode: number }[],
   warnings: string[],
+  /** The skills imported with them (the home's entries): a command one of them hides is not taken. */
+  skills: readonly SkillEntry[],
 ): ImportedItems {
   const out: ImportedItems = { commands: [], subagents: [] };
   for (const kind of ["command", "subagent"] as const) {
     const merged: Merged[] = [];
     for (const agent of agents) {
-      for (const found of readAgentItems(agent.manifest, kind, scope, at, warnings))
-        add(merged, found, agent, scope, warnings);
+      for (const found of readAgentItems(agent.manifest, kind, scope, at, warnings)) {
+        if (!hiddenBySkill(found, agent.manifest, skills, allAgents, warnings))
+          add(merged, found, agent, scope, warnings);
+      }
     }
     for (const m of merged) {
       const item = withModels(m);
       leftBehind(m, item.name, at, warnings);
       files.push({
-        rel: `${FOLDER[kind]}/${item.name}.md`,
+        rel: `${SECTIONS[kind].folder}/${item.name}.md`,
         content: Buffer.from(neutralText(item), "utf8"),
         mode: 0o644,
       });
       const targets = allAgents.filter((a) => m.agents.includes(a));
-      out[kind === "command" ? "commands" : "subagents"].push({
+      out[SECTIONS[kind].key].push({
         name: item.name,
         ...(targets.length < allAgents.length ? { targets } : {}),
       });
     }
   }
   return out;
+}
+
+/**
+ * Whether the item is a command the agent never runs, since a skill of its name imported for the agent
+ * wins (`skillNamesWin`): it stays the agent's, with a warning (rendered beside the skill, it would be
+ * an error).
+ */
+function hiddenBySkill(
+  found: { item: Found; path: string },
+  m: AgentManifest,
+  skills: readonly SkillEntry[],
+  allAgents: readonly string[],
+  warnings: string[],
+): boolean {
+  const caps = found.item.kind === "command" ? itemCapabilities(m, "command") : null;
+  if (!caps || !("skillNamesWin" in caps) || !caps.skillNamesWin) return false;
+  const name = found.item.name;
+  const skill = skills.some((s) => !s.git && s.name === name && (s.targets ?? allAgents).includes(m.id));
+  if (skill)
+    warnings.push(
+      `skipped ${m.id} command ${found.path}: ${m.displayName} ${caps.skillNamesWin}, and the skill ${JSON.stringify(name)} is imported`,
+    );
+  return skill;
 }
 
 /**
@@ -128,8 +152,16 @@ function add(
   if (merged.some((m) => m.item.name === name)) {
     name = `${id}-${item.name}`;
     for (let i = 2; merged.some((m) => m.item.name === name); i++) name = `${id}-${item.name}-${i}`;
+    // The name it was read under was checked; a longer one may no longer be a file name.
+    const problem = itemNameProblem(name);
+    if (problem) {
+      warnings.push(
+        `skipped ${id} ${item.kind} ${found.path}: it differs from one already imported, and the name ${JSON.stringify(name)} it would take ${problem}`,
+      );
+      return;
+    }
     warnings.push(
-      `${WORD[item.kind]} ${JSON.stringify(item.name)} in ${found.path} differs from one already imported; imported as ${JSON.stringify(name)}`,
+      `${item.kind} ${JSON.stringify(item.name)} in ${found.path} differs from one already imported; imported as ${JSON.stringify(name)}`,
     );
   }
   merged.push({
@@ -276,7 +308,7 @@ function readItem(
   warnings: string[],
 ): Found | null {
   const skip = (why: string) => {
-    warnings.push(`skipped ${m.id} ${WORD[kind]} ${path}: ${why}`);
+    warnings.push(`skipped ${m.id} ${kind} ${path}: ${why}`);
     return null;
   };
   let text: string;
@@ -388,7 +420,7 @@ function neutralItem(
     item = { kind, ...base, ...(tools ? { tools } : {}), ...(inherit ? { model: inherit } : {}) };
   }
   for (const key of Object.keys(fields))
-    warnings.push(`skipped unsupported ${m.id} ${WORD[kind]} field ${JSON.stringify(key)} in ${path}`);
+    warnings.push(`skipped unsupported ${m.id} ${kind} field ${JSON.stringify(key)} in ${path}`);
   return item;
 }
 

@@ -104,7 +104,7 @@ export async function importMachine(options: ImportOptions): Promise<Imported> {
 
   const instructions = importInstructions(o, options.allAgents, at, files);
   const skills = await importSkills(o, at, files, warnings);
-  const items = importItems(o.agents, o.scope, at, o.allAgents, files, warnings);
+  const items = importItems(o.agents, o.scope, at, o.allAgents, files, warnings, skills);
 
   const servers: FoundServer[] = [];
   const hooks: FoundHooks[] = [];

@@ -321,11 +321,19 @@ export interface ArgumentSpelling {
   /** The whole argument string (`$ARGUMENTS`, `{{args}}`); null: the agent has none. */
   all: string | null;
   /**
+   * Text right after `all` that the agent reads with it as something else (a regex, matched there;
+   * Claude Code's `$ARGUMENTS[0]` is the first argument), and what it reads: a body with one is
+   * left out for the agent.
+   */
+  allReadsOn?: { pattern: string; does: string };
+  /**
    * The n-th argument: `{n}` in `spelling` is replaced by the native index, counted from `base`
    * (Claude Code's `$0` is the first argument). `restToLast`: the highest-numbered placeholder in a
-   * body also takes the arguments after it (OpenCode). null: the agent has no positional arguments.
+   * body also takes the arguments after it (OpenCode). `beforeWord`: the spelling right before a
+   * letter, digit or `_`, where the agent does not take `spelling` as a placeholder (Claude Code's
+   * `$0x` is text). null: the agent has no positional arguments.
    */
-  positional: { spelling: string; base: 0 | 1; restToLast?: true } | null;
+  positional: { spelling: string; base: 0 | 1; restToLast?: true; beforeWord?: string } | null;
   /**
    * Text the agent replaces that is no neutral placeholder (Claude Code's `$0`, Gemini CLI's
    * `{{args}}`): a regex (without capturing groups), how to name it, what the agent does with it, and
@@ -371,6 +379,12 @@ interface ItemCapabilities {
 export interface CommandCapabilities extends ItemCapabilities {
   fields: { description: ItemFieldSupport; "argument-hint": ItemFieldSupport };
   arguments: ArgumentSpelling;
+  /**
+   * The agent keeps its commands and skills in one list of names, where a skill wins: a command named
+   * like a skill rendered for the agent would never run, so render refuses the two (as two skills of
+   * one name). What the agent does then, for the message and the docs.
+   */
+  skillNamesWin?: string;
 }
 
 export interface SubagentCapabilities extends ItemCapabilities {

@@ -38,10 +38,11 @@ interface Section {
   folder: "commands" | "agents";
 }
 
-export const SECTIONS: readonly Section[] = [
-  { kind: "command", key: "commands", folder: "commands" },
-  { kind: "subagent", key: "subagents", folder: "agents" },
-];
+/** Each kind's section, commands first (the order items load and are decided in). */
+export const SECTIONS: Readonly<Record<Item["kind"], Section>> = {
+  command: { kind: "command", key: "commands", folder: "commands" },
+  subagent: { kind: "subagent", key: "subagents", folder: "agents" },
+};
 
 /** One item to read: its name, its file, and kanon.yaml's entry for it (if any). */
 interface Planned {
@@ -68,7 +69,7 @@ export async function loadItems(
   at: At,
 ): Promise<LoadedItems> {
   const out: LoadedItems = { items: [], disabled: { command: [], subagent: [] }, errors: [], warnings: [] };
-  for (const section of SECTIONS) {
+  for (const section of Object.values(SECTIONS)) {
     const l: Loading = { section, paths, agentIds, at, out };
     for (const p of planSection(l, config[section.key] ?? [])) await readItem(l, p);
   }
@@ -82,8 +83,8 @@ function planSection(l: Loading, entries: readonly ItemEntry[]): Planned[] {
   const { section, paths, at, out } = l;
   const { kind, key, folder } = section;
   const byName = new Map<string, { value: ItemEntry; index: number }>();
-  // A file an entry names by path is that entry's item, whatever the file is called.
-  const claimed = new Set<string>();
+  // A file an entry names by path is that entry's item, whatever the file is called (the entry's index).
+  const claimed = new Map<string, number>();
   entries.forEach((value, index) => {
     const name = (value.name ?? "").trim();
     if (!name) {
@@ -108,7 +109,7 @@ function planSection(l: Loading, entries: readonly ItemEntry[]): Planned[] {
         out.errors.push(`${at(key, index, "targets", i)}${kind} ${q(name)} has unsupported target ${q(t)}`);
     });
     byName.set(name, { value, index });
-    if (value.path) claimed.add(resolveHomePath(value.path, paths.home, paths.userHome));
+    if (value.path) claimed.set(resolveHomePath(value.path, paths.home, paths.userHome), index);
   });
 
   const planned: Planned[] = [];
@@ -140,7 +141,16 @@ function planSection(l: Loading, entries: readonly ItemEntry[]): Planned[] {
       continue;
     }
     const rel = entry.value.path ?? `${folder}/${name}.md`;
-    planned.push({ name, path: resolveHomePath(rel, paths.home, paths.userHome), file: rel, entry });
+    const path = resolveHomePath(rel, paths.home, paths.userHome);
+    const renamedBy = entry.value.path ? undefined : claimed.get(path);
+    if (renamedBy !== undefined) {
+      const by = at(key, renamedBy, "path").replace(/: $/, "");
+      out.errors.push(
+        `${at(key, entry.index, "name")}${kind} ${q(name)}: ${rel} renders as ${q(entries[renamedBy]!.name!.trim())}${by ? ` (${by})` : ""}; remove this entry or that path`,
+      );
+      continue;
+    }
+    planned.push({ name, path, file: rel, entry });
   }
   return planned.sort((a, b) => compareBytes(a.name, b.name));
 }

@@ -5,7 +5,16 @@
  * commands` and `kanon agents`, and owned like every rendered file: taken off the disk once they leave
  * the home, the user's own files beside them kept, undone by `kanon undo`.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { listFiles, sandboxPerTest } from "../support/cli.js";
@@ -367,6 +376,64 @@ describe("mistakes are one line naming the file and line, and nothing is written
       'kanon.yaml:5:11: command "review": duplicate name (first at kanon.yaml:4:5)\n' +
         `kanon.yaml:6:5: command "gone": open ${join(s.kh, "commands/gone.md")}: no such file or directory\n`,
     );
+  });
+
+  it("an entry named like a file another entry renames, or a renaming entry named like a file of the folder", async () => {
+    // The file renders under the renaming entry's name only: an entry of its own name is a mistake.
+    home(
+      "subagents:\n  - name: critic\n    path: agents/reader.md\n  - name: reader\n    targets: [claude]\n",
+    );
+    await rejects(
+      'kanon.yaml:6:11: subagent "reader": agents/reader.md renders as "critic" (kanon.yaml:5:11); remove this entry or that path\n',
+    );
+    home("commands:\n  - name: review\n    path: commands/other.md\n", { "commands/other.md": "x\n" });
+    await rejects(
+      'kanon.yaml:5:11: command "review": commands/review.md has this name too; rename one of them\n',
+    );
+  });
+});
+
+describe("a command named like a skill", () => {
+  const SKILL = "---\nname: review\ndescription: Reviews\n---\nThe skill.\n";
+  it("is an error where the agent's skill wins (Claude Code), and nothing is written", async () => {
+    home("", { "skills/review/SKILL.md": SKILL });
+    for (const cmd of [["diff"], ["apply", "--yes"]])
+      expect(await k(...cmd), cmd.join(" ")).toMatchObject({
+        status: 1,
+        stderr:
+          'commands/review.md:1: command "review" duplicates skill "review" for claude: Claude Code runs the skill of a command\'s name, never the command; rename one of them, or target them at different agents\n',
+      });
+    expect(existsSync(join(s.home, ".claude"))).toBe(false);
+  });
+
+  it("renders where they go to different agents, or where the agent keeps the two apart", async () => {
+    s.writeHome(
+      "version: 1\nagents: [claude, opencode]\ncommands:\n  - name: review\n    targets: [opencode]\n",
+      {
+        "commands/review.md": REVIEW,
+        "skills/review/SKILL.md": SKILL,
+      },
+    );
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(existsSync(claudeFile("skills/review/SKILL.md"))).toBe(true);
+    expect(existsSync(join(s.home, ".config/opencode/commands/review.md"))).toBe(true);
+    expect(existsSync(join(s.home, ".config/opencode/skills/review/SKILL.md"))).toBe(true);
+  });
+});
+
+describe("the folders", () => {
+  it("hold the items: hidden files, other extensions and subfolders are not items", async () => {
+    home("", {
+      "commands/.draft.md": "a draft\n",
+      "commands/notes.txt": "notes\n",
+      "commands/sub/deep.md": "deep\n",
+      "commands/folder.md/inner.md": "inner\n",
+    });
+    expect((await k("commands")).stdout).toBe(
+      "COMMAND  CLAUDE\nreview   translated\n\nreview → claude: translated: $1 → $0\n",
+    );
+    expect((await k("apply", "--yes")).status).toBe(0);
+    expect(readdirSync(claudeFile("commands"))).toEqual(["review.md"]);
   });
 });
 

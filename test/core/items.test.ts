@@ -85,11 +85,31 @@ describe("a command's placeholders", () => {
   it("are spelt the agent's way: Claude Code counts its positional arguments from $0", () => {
     const d = decide(command("Focus on $ARGUMENTS; first $1, third $3, then $3x.\n"), claudeManifest);
     expect(d.outcome).toBe("translated");
-    expect(d.translations).toEqual(["$1 → $0", "$3 → $2"]);
+    // Claude Code takes `$2x` as text (run): right before a letter it is `$ARGUMENTS[2]`.
+    expect(d.translations).toEqual(["$1 → $0", "$3 → $2", "$3 → $ARGUMENTS[2]"]);
     expect(d.native).toEqual({
       file: "review.md",
-      text: "Focus on $ARGUMENTS; first $0, third $2, then $2x.\n",
+      text: "Focus on $ARGUMENTS; first $0, third $2, then $ARGUMENTS[2]x.\n",
     });
+  });
+
+  it("that the agent would read together with the text after them leave the command out (Claude Code's $ARGUMENTS[n])", () => {
+    const d = decide(
+      command("All of them: $ARGUMENTS [1], $ARGUMENTSx,\nthen $ARGUMENTS[1].\n"),
+      claudeManifest,
+    );
+    expect(itemWarning(d)).toBe(
+      'commands/review.md:6: command "review" is not rendered for claude: placeholder $ARGUMENTS before [1] is not supported (Claude Code reads $ARGUMENTS[n] as one argument)',
+    );
+    // Claude Code's escape right before a placeholder or a text it would escape makes it plain text.
+    for (const body of ["Match \\$1 literally.\n", "Not \\$ARGUMENTS.\n", "Costs \\$10.\n"])
+      expect(decide(command(body), claudeManifest).missing?.detail, body).toBe(
+        "Claude Code reads \\ before it as an escape",
+      );
+    // OpenCode reads `$ARGUMENTS[1]` as the arguments and `[1]`: as written.
+    expect(decide(command("$ARGUMENTS[1] and $1x.\n"), opencodeManifest).native?.text).toBe(
+      "$ARGUMENTS[1] and $1x.\n",
+    );
   });
 
   it("leave text the agent would replace as written: escaped where the agent has an escape, else reported", () => {

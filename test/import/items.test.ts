@@ -107,3 +107,35 @@ it("leaves a subagent without a description where it is, naming it (kanon requir
   expect(r.stdout).toContain("subagents:\n  - name: reader\n    targets: [claude]\n");
   expect(r.stdout).not.toContain("nodesc");
 });
+
+it("leaves a Claude Code command that a skill of its name hides where it is; the home it makes applies", async () => {
+  mkdirSync(join(s.home, ".claude/commands"), { recursive: true });
+  mkdirSync(join(s.home, ".claude/skills/review"), { recursive: true });
+  writeFileSync(join(s.home, ".claude/commands/review.md"), "Review $ARGUMENTS.\n");
+  writeFileSync(join(s.home, ".claude/commands/fine.md"), "Fine.\n");
+  writeFileSync(
+    join(s.home, ".claude/skills/review/SKILL.md"),
+    "---\nname: review\ndescription: Reviews\n---\nThe skill.\n",
+  );
+  const r = await k("import", "--write", "--no-git", "--agent", "claude");
+  expect(r.stderr.replaceAll(s.home, "~")).toBe(
+    'warning: skipped claude command ~/.claude/commands/review.md: Claude Code runs the skill of a command\'s name, never the command, and the skill "review" is imported\n',
+  );
+  expect(existsSync(join(s.kh, "commands/review.md"))).toBe(false);
+  expect(s.readHome("commands/fine.md")).toBe("Fine.\n");
+  expect(await k("apply", "--yes", "--agent", "claude")).toMatchObject({ status: 0, stderr: "" });
+});
+
+it("leaves an item that differs from one already imported where it is when its new name would be too long", async () => {
+  const name = "a".repeat(248);
+  mkdirSync(join(s.home, ".claude/commands"), { recursive: true });
+  mkdirSync(join(s.home, ".config/opencode/commands"), { recursive: true });
+  writeFileSync(join(s.home, `.claude/commands/${name}.md`), "Claude's.\n");
+  writeFileSync(join(s.home, `.config/opencode/commands/${name}.md`), "OpenCode's.\n");
+  const r = await k("import", "--write", "--no-git", "--agent", "all");
+  expect(r.status).toBe(0);
+  expect(r.stderr.replaceAll(s.home, "~")).toBe(
+    `warning: skipped opencode command ~/.config/opencode/commands/${name}.md: it differs from one already imported, and the name "opencode-${name}" it would take is longer than 255 bytes\n`,
+  );
+  expect(s.readHome(`commands/${name}.md`)).toBe("Claude's.\n");
+});

@@ -118,6 +118,17 @@ describe("kanon update --yes", () => {
     expect(existsSync(join(machine.home, ".claude/CLAUDE.md"))).toBe(false);
   });
 
+  it("lists a command read from outside the home", async () => {
+    writeFileSync(join(machine.home, "notes.md"), "PRIVATE\n");
+    push(`${BASE}commands:\n  - name: notes\n    path: ~/notes.md\n`);
+    const r = await k("update", "--yes");
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(
+      `  read "command notes" for claude: reads ${join(machine.home, "notes.md")}, outside the Kanon home\n`,
+    );
+    expect(existsSync(join(machine.home, ".claude/commands/notes.md"))).toBe(false);
+  });
+
   it("lists a new command and a changed subagent: prompts the agents follow, a subagent's tools", async () => {
     push(BASE, { "agents/fixer.md": "---\ndescription: Fixes\ntools: [Read]\n---\nRead only.\n" });
     expect((await k("update", "--yes", "--trust-hooks")).status).toBe(0);

@@ -216,10 +216,13 @@ export const claudeManifest: AgentManifest = {
       description: { support: "native", name: "description" },
       "argument-hint": { support: "native", name: "argument-hint" },
     },
-    // `$0` is the first argument, `$1` the second (run with three arguments); `\$` escapes.
+    // `$0` is the first argument, `$1` the second (run with three arguments); `\$` escapes. Run with
+    // `alpha beta`: `$0a` stayed as written (`\$(\d+)(?!\w)` in the binary), `$ARGUMENTS[0]x` gave
+    // `alphax`, `$ARGUMENTSx` gave `alpha betax`.
     arguments: {
       all: "$ARGUMENTS",
-      positional: { spelling: "${n}", base: 0 },
+      allReadsOn: { pattern: "\\[\\d+\\]", does: "reads $ARGUMENTS[n] as one argument" },
+      positional: { spelling: "${n}", base: 0, beforeWord: "$ARGUMENTS[{n}]" },
       reserved: {
         say: "`$` and a number (`$0`, `$10`)",
         pattern: "\\$\\d+",
@@ -236,6 +239,9 @@ export const claudeManifest: AgentManifest = {
       },
     ],
     invoke: "`/<name> <args>`",
+    // Run: a skill and a command of one name, user or project scope either: `/name` ran the skill's
+    // body and only the skill was listed (binary read: the skills loader reads commands/ last).
+    skillNamesWin: "runs the skill of a command's name, never the command",
     notes: ["without a description, Claude Code shows the prompt's first line"],
   },
   subagents: {

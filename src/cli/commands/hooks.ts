@@ -9,11 +9,9 @@ import { BUILTIN_PREFIX } from "../../core/hooks/envelope.js";
 import type { HookDecision } from "../../core/hooks/support.js";
 import { hookEvent } from "../../core/hooks/support.js";
 import type { HookEntry } from "../../model/config.js";
-import { KanonError } from "../../model/types.js";
-import { alignColumns } from "../columns.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
-import { loadValidated } from "../pipeline.js";
+import { type GlobalFlags, type Io, out } from "../context.js";
 import { jsonText } from "./render.js";
+import { decisionLines, failIfNotAsWritten, loadReport, reportText } from "./report.js";
 
 const LABEL: Record<HookDecision["outcome"], string> = {
   "as-written": "as written",
@@ -27,9 +25,7 @@ export async function hooksCommand(
   opts: { json?: boolean; strict?: boolean },
   io: Io,
 ): Promise<void> {
-  const v = await loadValidated(flags, io, { checkAgent: true });
-  warn(io, v.validation.warnings);
-  const ids = v.agents.map((a) => a.manifest.id);
+  const { v, ids } = await loadReport(flags, io);
   const decisions = v.validation.decisions.filter((d) => ids.includes(d.agent));
   const hooks = v.loaded.config.hooks;
   if (opts.json) {
@@ -63,11 +59,7 @@ export async function hooksCommand(
   } else {
     out(io, hooksTable(hooks, decisions, ids));
   }
-  if (opts.strict) {
-    const off = decisions.filter((d) => d.outcome !== "as-written");
-    if (off.length > 0)
-      throw new KanonError(`${off.length} hook rendering(s) differ from kanon.yaml as written`);
-  }
+  if (opts.strict) failIfNotAsWritten(decisions, "hook", "kanon.yaml");
 }
 
 /**
@@ -98,24 +90,16 @@ function hooksTable(hooks: readonly HookEntry[], decisions: readonly HookDecisio
     }
   });
   for (const d of decisions) if (d.hook.builtin !== undefined) row(d.hook, d.agent, d);
-  const table = alignColumns(rows);
   const details: string[] = [];
   for (const d of decisions) {
     const who = `${d.hook.name} → ${d.agent}`;
-    if (d.missing) {
-      details.push(
-        `${who}: left out: ${d.missing.capability} is not supported${d.missing.detail ? ` (${d.missing.detail})` : ""}`,
-      );
-    }
-    for (const t of d.translations) details.push(`${who}: translated: ${t}`);
-    for (const n of d.notes) details.push(`${who}: note: ${n}`);
-    for (const g of d.gates) details.push(`${who}: gated: ${g.description}`);
+    details.push(...decisionLines(who, d));
     const quiet = d.hook.builtin !== undefined && CONTINUITY_BUILTINS[d.hook.builtin]?.context === false;
     if (d.envelope === "neutral" && d.native && d.delivery.context !== "at event" && !quiet)
       details.push(`${who}: context: ${deliveryNote(d)}`);
     if (d.hook.builtin !== undefined) details.push(`${who}: kanon's own hook: ${builtinText(d.hook)}`);
   }
-  return `${table.join("\n")}\n${details.length > 0 ? `\n${details.join("\n")}\n` : ""}`;
+  return reportText(rows, details);
 }
 
 function builtinText(hook: HookEntry): string {

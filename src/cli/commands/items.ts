@@ -5,14 +5,14 @@
  */
 
 import { agentPath } from "../../core/homes.js";
-import { type ItemDecision, itemCapabilities, missingText } from "../../core/items.js";
+import { type ItemDecision, itemCapabilities } from "../../core/items.js";
 import type { Item } from "../../model/source.js";
 import { compareBytes } from "../../model/text.js";
-import { KanonError } from "../../model/types.js";
-import { alignColumns } from "../columns.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
-import { loadValidated, type Validated } from "../pipeline.js";
+import { SECTIONS } from "../../source/items.js";
+import { type GlobalFlags, type Io, out } from "../context.js";
+import type { Validated } from "../pipeline.js";
 import { jsonText } from "./render.js";
+import { decisionLines, failIfNotAsWritten, loadReport, reportText } from "./report.js";
 
 const LABEL: Record<ItemDecision["outcome"], string> = {
   "as-written": "as written",
@@ -20,32 +20,22 @@ const LABEL: Record<ItemDecision["outcome"], string> = {
   omitted: "left out",
 };
 
-const WORDS = {
-  command: { key: "commands", title: "COMMAND", none: "No commands.", plural: "command" },
-  subagent: { key: "subagents", title: "SUBAGENT", none: "No subagents.", plural: "subagent" },
-} as const;
-
 export async function itemsCommand(
   kind: Item["kind"],
   flags: GlobalFlags,
   opts: { json?: boolean; strict?: boolean },
   io: Io,
 ): Promise<void> {
-  const v = await loadValidated(flags, io, { checkAgent: true });
-  warn(io, v.validation.warnings);
-  const ids = v.agents.map((a) => a.manifest.id);
+  const { v, ids } = await loadReport(flags, io);
   const decisions = v.validation.items.filter((d) => d.item.kind === kind && ids.includes(d.agent));
   const items = v.validation.sections.items.filter((i) => i.kind === kind);
   const disabled = v.validation.sections.disabled[kind];
-  const words = WORDS[kind];
-  if (opts.json) out(io, jsonText({ scope: v.scope.kind, [words.key]: decisions.map((d) => asJson(d, v)) }));
-  else if (items.length === 0 && disabled.length === 0) out(io, `${words.none}\n`);
+  // `commands` / `subagents`: the JSON key, as kanon.yaml's section is named.
+  const { key } = SECTIONS[kind];
+  if (opts.json) out(io, jsonText({ scope: v.scope.kind, [key]: decisions.map((d) => asJson(d, v)) }));
+  else if (items.length === 0 && disabled.length === 0) out(io, `No ${key}.\n`);
   else out(io, itemsTable(kind, items, disabled, decisions, ids));
-  if (opts.strict) {
-    const off = decisions.filter((d) => d.outcome !== "as-written");
-    if (off.length > 0)
-      throw new KanonError(`${off.length} ${words.plural} rendering(s) differ from the home as written`);
-  }
+  if (opts.strict) failIfNotAsWritten(decisions, kind, "the home");
 }
 
 function asJson(d: ItemDecision, v: Validated) {
@@ -87,7 +77,7 @@ function itemsTable(
   ids: readonly string[],
 ): string {
   const byItemAndAgent = new Map(decisions.map((d) => [`${d.item.name}\u0000${d.agent}`, d]));
-  const rows = [[WORDS[kind].title, ...ids.map((i) => i.toUpperCase())]];
+  const rows = [[kind.toUpperCase(), ...ids.map((i) => i.toUpperCase())]];
   const names = [...items.map((i) => i.name), ...disabled].sort(compareBytes);
   for (const name of names) {
     const off = disabled.includes(name);
@@ -101,14 +91,8 @@ function itemsTable(
       }),
     ]);
   }
-  const details: string[] = [];
-  for (const d of decisions) {
-    const who = `${d.item.name} → ${d.agent}`;
-    if (d.missing) details.push(`${who}: left out: ${missingText(d.missing)}`);
-    for (const t of d.translations) details.push(`${who}: translated: ${t}`);
-    for (const n of d.notes) details.push(`${who}: note: ${n}`);
-    for (const g of d.gates) details.push(`${who}: gated: ${g.description}`);
-  }
-  const table = alignColumns(rows);
-  return `${table.join("\n")}\n${details.length > 0 ? `\n${details.join("\n")}\n` : ""}`;
+  return reportText(
+    rows,
+    decisions.flatMap((d) => decisionLines(`${d.item.name} → ${d.agent}`, d)),
+  );
 }

@@ -4,11 +4,9 @@
  */
 
 import type { McpDecision } from "../../core/mcp.js";
-import { KanonError } from "../../model/types.js";
-import { alignColumns } from "../columns.js";
-import { type GlobalFlags, type Io, out, warn } from "../context.js";
-import { loadValidated } from "../pipeline.js";
+import { type GlobalFlags, type Io, out } from "../context.js";
 import { jsonText } from "./render.js";
+import { failIfNotAsWritten, loadReport, reportText } from "./report.js";
 
 const LABEL: Record<McpDecision["outcome"], string> = {
   "as-written": "as written",
@@ -21,9 +19,7 @@ export async function mcpCommand(
   opts: { json?: boolean; strict?: boolean },
   io: Io,
 ): Promise<void> {
-  const v = await loadValidated(flags, io, { checkAgent: true });
-  warn(io, v.validation.warnings);
-  const ids = v.agents.map((a) => a.manifest.id);
+  const { v, ids } = await loadReport(flags, io);
   const decisions = v.validation.mcp.filter((d) => ids.includes(d.agent));
   const servers = Object.entries(v.loaded.config.mcp.servers);
   if (opts.json) {
@@ -60,7 +56,6 @@ export async function mcpCommand(
         }),
       ]);
     }
-    const table = alignColumns(rows);
     const details: string[] = [];
     for (const d of decisions) {
       const who = `${d.server} → ${d.agent}`;
@@ -70,11 +65,7 @@ export async function mcpCommand(
       for (const t of d.translations) details.push(`${who}: translated: ${t}`);
       for (const n of d.notes) details.push(`${who}: dropped: ${n}`);
     }
-    out(io, `${table.join("\n")}\n${details.length > 0 ? `\n${details.join("\n")}\n` : ""}`);
+    out(io, reportText(rows, details));
   }
-  if (opts.strict) {
-    const off = decisions.filter((d) => d.outcome !== "as-written");
-    if (off.length > 0)
-      throw new KanonError(`${off.length} MCP server rendering(s) differ from kanon.yaml as written`);
-  }
+  if (opts.strict) failIfNotAsWritten(decisions, "MCP server", "kanon.yaml");
 }
