@@ -4,9 +4,10 @@
  * (which keeps the files holding one private), and the masking of every co-owned file's lines that
  * diff, render, `--json` and the UI show (maskSecrets). References are never secrets: `${VAR}`,
  * `{env:VAR}`, `$VAR`, `op://…`, and kanon's own `${secret:NAME}`, which names a value in the secret store.
+ * A reference's default is a value like any other (`${API_KEY:-sk-…}`), judged by the same rules.
  */
 
-import { upToLastBrace } from "../model/env.js";
+import { envRefs, replaceDefaults, upToLastBrace } from "../model/env.js";
 import { replacePairs, replaceQuoted } from "./quoted.js";
 
 /** kanon.yaml's reference to a value in this machine's secret store: `${secret:GITHUB_TOKEN}`. */
@@ -61,9 +62,11 @@ export function isReference(value: string): boolean {
   );
 }
 
-/** Whether `value`, found under `key`, is a plaintext secret. */
+/** Whether `value`, found under `key`, is a plaintext secret, or holds one as a reference's default. */
 export function looksSecret(key: string, value: string): boolean {
-  if (value === "" || isReference(value)) return false;
+  if (value === "") return false;
+  if (isReference(value))
+    return envRefs(value).some((r) => r.fallback !== undefined && looksSecret(key, r.fallback));
   return secretKey(key) || SECRET_VALUE.test(value);
 }
 
@@ -81,8 +84,9 @@ const TOKEN_SHAPES: { shape: RegExp; what: string }[] = [
 
 /** Where a value starts in a line of YAML, JSON or TOML: after `key: `, `"key": ` or `key = `. */
 const PAIR_KEY = /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*/g;
-/** The value there: quoted, a `${…}` or `{env:…}` reference, or a bare word. */
-const PAIR_VALUE = /"(?:[^"\\]|\\.)*"|'[^']*'|\$\{[^}]*\}|\{env:[^}]*\}|[^\s,}\]#]+/y;
+/** The value there: quoted, a `${…}` (its default may hold a `${secret:NAME}`) or `{env:…}` reference, or a bare word. */
+const PAIR_VALUE =
+  /"(?:[^"\\]|\\.)*"|'[^']*'|\$\{(?:\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|[^}])*\}|\{env:[^}]*\}|[^\s,}\]#]+/y;
 /** The same past the line's last `}`, where no reference can be closed. */
 const OPEN_VALUE = /"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]#]+/y;
 
@@ -118,13 +122,20 @@ export function lineSecret(line: string, file: string): string | null {
   }
   if (!SETTINGS_FILE.test(file)) return null;
   for (const { key, raw } of pairs(line)) {
+    if (!secretKey(key)) continue;
     const value = /^["']/.test(raw) ? raw.slice(1, -1) : raw;
-    // Short words and flags (`token: none`, `api_key: true`) are not credentials.
-    if (!secretKey(key) || value.length < 8 || /\s/.test(value) || isReference(value)) continue;
-    if (/^(true|false|null|none|changeme|example)$/i.test(value) || /^[<[{]/.test(value)) continue;
-    return `a value for ${JSON.stringify(key)}`;
+    if (credential(value)) return `a value for ${JSON.stringify(key)}`;
   }
   return null;
+}
+
+/** A secret-named key's value that is a credential, or a reference whose default is one. */
+function credential(value: string): boolean {
+  if (isReference(value))
+    return envRefs(value).some((r) => r.fallback !== undefined && credential(r.fallback));
+  // Short words and flags (`token: none`, `api_key: true`) are not credentials.
+  if (value.length < 8 || /\s/.test(value)) return false;
+  return !/^(true|false|null|none|changeme|example)$/i.test(value) && !/^[<[{]/.test(value);
 }
 
 /** A `${secret:NAME}` that this machine's store does not have, and where kanon.yaml uses it. */
@@ -178,14 +189,23 @@ export function usesSecrets(value: unknown): boolean {
 const TOKEN_SHAPE =
   /^(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza[0-9A-Za-z_-]{20}|(?:bearer|token|basic) \S)/i;
 
-/** Whether a value is kept as it is by masking: empty, or a reference (never a secret itself). */
-const notSecret = (value: string) => value === "" || isReference(value);
-
 /** What a masked value shows: the same secret always shows the same few hex digits, so a change is seen. */
 function mask(value: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193) >>> 0;
   return `<secret ${(h & 0xffff).toString(16).padStart(4, "0")}>`;
+}
+
+/**
+ * A value as masking shows it, or null when it shows as it is: a secret (by its key, `byKey`, or by
+ * its token shape) masked whole; a reference as it is, but for its defaults, each masked by the same
+ * rules (`${API_KEY:-<secret 1a2b>}`).
+ */
+function masked(value: string, byKey: boolean): string | null {
+  if (value === "") return null;
+  if (!isReference(value)) return byKey || TOKEN_SHAPE.test(value) ? mask(value) : null;
+  const shown = replaceDefaults(value, (fallback) => masked(fallback, byKey) ?? fallback);
+  return shown === value ? null : shown;
 }
 
 /** Keys whose values name variables rather than hold them (`env_vars = ["API_TOKEN"]`, `bearer_token_env_var`). */
@@ -228,21 +248,21 @@ export function maskSecrets(line: string): string {
   // `key: "value"` (JSON) or `key = "value"` (TOML, bare, quoted or dotted key).
   let out = replacePairs(line, (whole, rawKey, sep, quoted) => {
     const key = /^["']/.test(rawKey) ? unquote(rawKey) : lastKeyPart(rawKey);
-    const value = unquote(quoted);
-    if (notSecret(value) || NAMES_VARIABLE.test(key) || /_env_var$/i.test(key)) return whole;
-    if (!secretKey(key) && !TOKEN_SHAPE.test(value)) return whole;
-    return `${rawKey}${sep}${quoted[0]}${mask(value)}${quoted[0]}`;
+    if (NAMES_VARIABLE.test(key) || /_env_var$/i.test(key)) return whole;
+    const shown = masked(unquote(quoted), secretKey(key));
+    return shown === null ? whole : `${rawKey}${sep}${quoted[0]}${shown}${quoted[0]}`;
   });
   // Token-shaped strings outside a key/value pair (`args = ["--token", "ghp_…"]`).
   out = replaceQuoted(out, (quoted) => {
-    const value = unquote(quoted);
-    return !notSecret(value) && TOKEN_SHAPE.test(value) ? `${quoted[0]}${mask(value)}${quoted[0]}` : quoted;
+    const shown = masked(unquote(quoted), false);
+    return shown === null ? quoted : `${quoted[0]}${shown}${quoted[0]}`;
   });
   return out
     .replace(URL_USERINFO, (_, a: string, secret: string, b: string) => `${a}${mask(secret)}${b}`)
-    .replace(URL_QUERY, (whole, a: string, secret: string) =>
-      notSecret(secret) ? whole : `${a}${mask(secret)}`,
-    );
+    .replace(URL_QUERY, (whole, a: string, secret: string) => {
+      const shown = masked(secret, true);
+      return shown === null ? whole : `${a}${shown}`;
+    });
 }
 
 /** maskSecrets on every line of a text. */

@@ -12,20 +12,30 @@ import { isReference, lineSecret, maskSecrets, secretKey } from "../../src/core/
 const WHOLE_REFERENCE =
   /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|\{env:[A-Za-z_][A-Za-z0-9_]*\}|KANON_REDACTED_SECRET_REVIEW_REQUIRED/;
 const WHOLE_LINE_PAIR =
-  /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*("(?:[^"\\]|\\.)*"|'[^']*'|\$\{[^}]*\}|\{env:[^}]*\}|[^\s,}\]#]+)/g;
+  /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*("(?:[^"\\]|\\.)*"|'[^']*'|\$\{(?:\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|[^}])*\}|\{env:[^}]*\}|[^\s,}\]#]+)/g;
 
 const wholeIsReference = (value: string) =>
   WHOLE_REFERENCE.test(value) || value.startsWith("op://") || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+/** A `${VAR:-default}` reference, its default running past a `${secret:NAME}` in it (model/env.ts). */
+const WHOLE_ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-((?:\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|[^}])*))?\}/g;
+/** The defaults of a reference's `${VAR:-default}`s, found over the whole value. */
+const wholeDefaults = (value: string) =>
+  [...value.matchAll(WHOLE_ENV_REF)].flatMap((m) => (m[2] === undefined ? [] : [m[2]]));
 
-/** lineSecret's key/value half as it was (the pieces below never make a token shape). */
+/** A secret-named key's value that is a credential, or a reference whose default is one. */
+function wholeCredential(value: string): boolean {
+  if (wholeIsReference(value)) return wholeDefaults(value).some(wholeCredential);
+  if (value.length < 8 || /\s/.test(value)) return false;
+  return !/^(true|false|null|none|changeme|example)$/i.test(value) && !/^[<[{]/.test(value);
+}
+
+/** lineSecret's key/value half, over the whole line (the pieces below never make a token shape). */
 function wholeLinePairSecret(line: string): string | null {
   for (const m of line.matchAll(WHOLE_LINE_PAIR)) {
     const key = m[1]!;
     const raw = m[2]!;
     const value = /^["']/.test(raw) ? raw.slice(1, -1) : raw;
-    if (!secretKey(key) || value.length < 8 || /\s/.test(value) || wholeIsReference(value)) continue;
-    if (/^(true|false|null|none|changeme|example)$/i.test(value) || /^[<[{]/.test(value)) continue;
-    return `a value for ${JSON.stringify(key)}`;
+    if (secretKey(key) && wholeCredential(value)) return `a value for ${JSON.stringify(key)}`;
   }
   return null;
 }
@@ -44,6 +54,8 @@ const pieces = fc
       "token",
       "api_key",
       "12345678",
+      "${a:-12345678}",
+      "${secret:a}",
       "op://",
       "KANON_REDACTED_SECRET_REVIEW_REQUIRED",
     ),
@@ -74,6 +86,12 @@ describe("isReference and lineSecret", () => {
       ["token: ${NOT,A,REF}", 'a value for "token"'],
       ['token: "a}bcdefgh" x', 'a value for "token"'],
       ["token: ${A:-b} api_key: {env:OPEN", null],
+      // A reference's default is a value like any other.
+      ["token: ${A:-abcdefgh1}", 'a value for "token"'],
+      ['api_key: "Bearer ${A:-abcdefgh1}"', 'a value for "api_key"'],
+      // import's own spelling of a default it moved into the secret store
+      ["      API_KEY: ${API_KEY:-${secret:API_KEY}}", null],
+      ["api_key: ${A:-none}", null],
     ] as const;
     for (const [line, found] of lines) {
       expect(lineSecret(line, "c.yaml"), line).toBe(found);
@@ -97,7 +115,7 @@ describe("isReference and lineSecret", () => {
 });
 
 // maskSecrets as it was, with the regexes that were quadratic on `???…`, `"\"\"…`, `?tokentoken…`
-// and long words; what it decides for each value is the same as maskSecrets' own.
+// and long words; what it decides for each value (a reference's defaults too) is maskSecrets' own.
 const QUOTED = String.raw`"(?:[^"\\]|\\.)*"|'[^']*'`;
 const MASK_PAIR = new RegExp(String.raw`(${QUOTED}|[A-Za-z0-9_.-]+)(\s*[:=]\s*)(${QUOTED})`, "g");
 const STRING = new RegExp(QUOTED, "g");
@@ -109,31 +127,39 @@ const URL_QUERY =
 const TOKEN_SHAPE =
   /^(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza[0-9A-Za-z_-]{20}|(?:bearer|token|basic) \S)/i;
 const NAMES_VARIABLE = /(?:^|_)env_vars?$|^env_(?:http_)?headers$/i;
-const notSecret = (value: string) => value === "" || isReference(value);
 function mask(value: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193) >>> 0;
   return `<secret ${(h & 0xffff).toString(16).padStart(4, "0")}>`;
+}
+/** A value masked whole, or a reference with its defaults masked by the same rules; null: shown as it is. */
+function maskedValue(value: string, byKey: boolean): string | null {
+  if (value === "") return null;
+  if (!wholeIsReference(value)) return byKey || TOKEN_SHAPE.test(value) ? mask(value) : null;
+  const shown = value.replace(WHOLE_ENV_REF, (m, name: string, fallback?: string) =>
+    fallback === undefined ? m : `\${${name}:-${maskedValue(fallback, byKey) ?? fallback}}`,
+  );
+  return shown === value ? null : shown;
 }
 function regexMaskSecrets(line: string): string {
   if (!/['"]/.test(line) || !SUSPECT_LOWER.test(line.toLowerCase())) return line;
   const unquote = (q: string) => q.slice(1, -1);
   let out = line.replace(MASK_PAIR, (whole, rawKey: string, sep: string, quoted: string) => {
     const key = /^["']/.test(rawKey) ? unquote(rawKey) : (rawKey.split(".").filter(Boolean).pop() ?? rawKey);
-    const value = unquote(quoted);
-    if (notSecret(value) || NAMES_VARIABLE.test(key) || /_env_var$/i.test(key)) return whole;
-    if (!secretKey(key) && !TOKEN_SHAPE.test(value)) return whole;
-    return `${rawKey}${sep}${quoted[0]}${mask(value)}${quoted[0]}`;
+    if (NAMES_VARIABLE.test(key) || /_env_var$/i.test(key)) return whole;
+    const shown = maskedValue(unquote(quoted), secretKey(key));
+    return shown === null ? whole : `${rawKey}${sep}${quoted[0]}${shown}${quoted[0]}`;
   });
   out = out.replace(STRING, (quoted) => {
-    const value = unquote(quoted);
-    return !notSecret(value) && TOKEN_SHAPE.test(value) ? `${quoted[0]}${mask(value)}${quoted[0]}` : quoted;
+    const shown = maskedValue(unquote(quoted), false);
+    return shown === null ? quoted : `${quoted[0]}${shown}${quoted[0]}`;
   });
   return out
     .replace(URL_USERINFO, (_, a: string, secret: string, b: string) => `${a}${mask(secret)}${b}`)
-    .replace(URL_QUERY, (whole, a: string, secret: string) =>
-      notSecret(secret) ? whole : `${a}${mask(secret)}`,
-    );
+    .replace(URL_QUERY, (whole, a: string, secret: string) => {
+      const shown = maskedValue(secret, true);
+      return shown === null ? whole : `${a}${shown}`;
+    });
 }
 
 /** Pieces of JSON and TOML lines: quotes, escapes, separators, keys, token prefixes, URLs, references. */
@@ -168,6 +194,9 @@ const maskPieces = fc
       "&sig=",
       "${A}",
       "${A:-x}",
+      "${A:-",
+      "${secret:A}",
+      "}",
       "{env:A}",
       "abcdefghij0123456789",
     ),
