@@ -167,7 +167,10 @@ function largeHome(dir) {
  * and two just under the limit of 50,000 keys and values (the 1 MB ones are refused where they cross
  * it), so that the positional decoder is measured on every error of a large file. Each is refused
  * (exit status 1) but one, which is valid so that every check reads its values: a hook command and
- * MCP values of `${a:-` left open, where a scan for each reference's `}` would be quadratic.
+ * MCP values of `${a:-` left open, where a scan for each reference's `}` would be quadratic. One more
+ * is measured with `diff`, whose masking of secrets reads every line of the agents' files: MCP
+ * arguments of 300 KB each of `?`, `?tokentoken…` and `tokentoken…`, each once quadratic to mask.
+ * Each is [label, home, exit status, command].
  */
 function hostileHomes(dir) {
   const MB = 1 << 20;
@@ -210,9 +213,12 @@ function hostileHomes(dir) {
     writeFileSync(join(home, "kanon.yaml"), text);
     return home;
   };
+  const masked = ["?".repeat(300_000), `?${"token".repeat(60_000)}`, "token".repeat(60_000)];
+  const maskedHome = `version: 1\nmcp:\n  servers:\n    x:\n      command: srv\n      args: ${JSON.stringify(masked)}\n`;
   return [
-    ...Object.entries(texts).map(([label, text]) => [label, home(label, text), 1]),
-    ...Object.entries(valid).map(([label, text]) => [label, home(label, text), 0]),
+    ...Object.entries(texts).map(([label, text]) => [label, home(label, text), 1, "validate"]),
+    ...Object.entries(valid).map(([label, text]) => [label, home(label, text), 0, "validate"]),
+    ["masked lines", home("masked lines", maskedHome), 0, "diff"],
   ];
 }
 
@@ -362,9 +368,9 @@ try {
   const startup = runs("small") ? NODES.map((node) => benchStartup(node, work)) : [];
   // A hostile file is refused (exit status 1) for its errors, or where it crosses a limit; one is valid.
   const hostile = runs("hostile")
-    ? hostileHomes(join(work, "hostile")).map(([label, home, status]) => [
-        label,
-        bench([process.execPath, kanon, "--home", home, "validate"], { HOME: work }, () => {}, status),
+    ? hostileHomes(join(work, "hostile")).map(([label, home, status, command]) => [
+        `${command} (${label})`,
+        bench([process.execPath, kanon, "--home", home, command], { HOME: work }, () => {}, status),
       ])
     : [];
   const row = (name, r) =>
@@ -394,7 +400,7 @@ try {
     console.log(row(`${r.label}: no-op apply`, r.noopApply));
   }
   const ui = runs("ui") ? await uiRows(large, work) : [];
-  for (const [label, r] of hostile) console.log(row(`hostile kanon.yaml: ${label}`, r));
+  for (const [label, r] of hostile) console.log(row(`hostile ${label}`, r));
   const scale = runs("scale") ? scaleRows(work) : [];
   const big = results.find((r) => r.label === "large");
   const budgets = [
@@ -411,7 +417,7 @@ try {
         ]
       : []),
     ...ui,
-    ...hostile.map(([label, r]) => [`hostile validate (${label}) ≤ 2000 ms`, r.ms <= 2000]),
+    ...hostile.map(([label, r]) => [`hostile ${label} ≤ 2000 ms`, r.ms <= 2000]),
     ...scale,
   ];
   console.log("\nbudgets");

@@ -4,9 +4,11 @@
  * (which keeps the files holding one private), and the masking of every co-owned file's lines that
  * diff, render, `--json` and the UI show (maskSecrets). References are never secrets: `${VAR}`,
  * `{env:VAR}`, `$VAR`, `op://…`, and kanon's own `${secret:NAME}`, which names a value in the secret store.
+ * A reference's default is a value like any other (`${API_KEY:-sk-…}`), judged by the same rules.
  */
 
-import { upToLastBrace } from "../model/env.js";
+import { envRefs, replaceDefaults, upToLastBrace } from "../model/env.js";
+import { replacePairs, replaceQuoted } from "./quoted.js";
 
 /** kanon.yaml's reference to a value in this machine's secret store: `${secret:GITHUB_TOKEN}`. */
 export const SECRET_REF = /\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -60,9 +62,11 @@ export function isReference(value: string): boolean {
   );
 }
 
-/** Whether `value`, found under `key`, is a plaintext secret. */
+/** Whether `value`, found under `key`, is a plaintext secret, or holds one as a reference's default. */
 export function looksSecret(key: string, value: string): boolean {
-  if (value === "" || isReference(value)) return false;
+  if (value === "") return false;
+  if (isReference(value))
+    return envRefs(value).some((r) => r.fallback !== undefined && looksSecret(key, r.fallback));
   return secretKey(key) || SECRET_VALUE.test(value);
 }
 
@@ -80,8 +84,9 @@ const TOKEN_SHAPES: { shape: RegExp; what: string }[] = [
 
 /** Where a value starts in a line of YAML, JSON or TOML: after `key: `, `"key": ` or `key = `. */
 const PAIR_KEY = /(?:^|[\s{,[])["']?([A-Za-z0-9_.-]+)["']?\s*[:=]\s*/g;
-/** The value there: quoted, a `${…}` or `{env:…}` reference, or a bare word. */
-const PAIR_VALUE = /"(?:[^"\\]|\\.)*"|'[^']*'|\$\{[^}]*\}|\{env:[^}]*\}|[^\s,}\]#]+/y;
+/** The value there: quoted, a `${…}` (its default may hold a `${secret:NAME}`) or `{env:…}` reference, or a bare word. */
+const PAIR_VALUE =
+  /"(?:[^"\\]|\\.)*"|'[^']*'|\$\{(?:\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|[^}])*\}|\{env:[^}]*\}|[^\s,}\]#]+/y;
 /** The same past the line's last `}`, where no reference can be closed. */
 const OPEN_VALUE = /"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]#]+/y;
 
@@ -117,13 +122,20 @@ export function lineSecret(line: string, file: string): string | null {
   }
   if (!SETTINGS_FILE.test(file)) return null;
   for (const { key, raw } of pairs(line)) {
+    if (!secretKey(key)) continue;
     const value = /^["']/.test(raw) ? raw.slice(1, -1) : raw;
-    // Short words and flags (`token: none`, `api_key: true`) are not credentials.
-    if (!secretKey(key) || value.length < 8 || /\s/.test(value) || isReference(value)) continue;
-    if (/^(true|false|null|none|changeme|example)$/i.test(value) || /^[<[{]/.test(value)) continue;
-    return `a value for ${JSON.stringify(key)}`;
+    if (credential(value)) return `a value for ${JSON.stringify(key)}`;
   }
   return null;
+}
+
+/** A secret-named key's value that is a credential, or a reference whose default is one. */
+function credential(value: string): boolean {
+  if (isReference(value))
+    return envRefs(value).some((r) => r.fallback !== undefined && credential(r.fallback));
+  // Short words and flags (`token: none`, `api_key: true`) are not credentials.
+  if (value.length < 8 || /\s/.test(value)) return false;
+  return !/^(true|false|null|none|changeme|example)$/i.test(value) && !/^[<[{]/.test(value);
 }
 
 /** A `${secret:NAME}` that this machine's store does not have, and where kanon.yaml uses it. */
@@ -177,9 +189,6 @@ export function usesSecrets(value: unknown): boolean {
 const TOKEN_SHAPE =
   /^(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza[0-9A-Za-z_-]{20}|(?:bearer|token|basic) \S)/i;
 
-/** Whether a value is kept as it is by masking: empty, or a reference (never a secret itself). */
-const notSecret = (value: string) => value === "" || isReference(value);
-
 /** What a masked value shows: the same secret always shows the same few hex digits, so a change is seen. */
 function mask(value: string): string {
   let h = 0x811c9dc5;
@@ -187,18 +196,29 @@ function mask(value: string): string {
   return `<secret ${(h & 0xffff).toString(16).padStart(4, "0")}>`;
 }
 
+/**
+ * A value as masking shows it, or null when it shows as it is: a secret (by its key, `byKey`, or by
+ * its token shape) masked whole; a reference as it is, but for its defaults, each masked by the same
+ * rules (`${API_KEY:-<secret 1a2b>}`).
+ */
+function masked(value: string, byKey: boolean): string | null {
+  if (value === "") return null;
+  if (!isReference(value)) return byKey || TOKEN_SHAPE.test(value) ? mask(value) : null;
+  const shown = replaceDefaults(value, (fallback) => masked(fallback, byKey) ?? fallback);
+  return shown === value ? null : shown;
+}
+
 /** Keys whose values name variables rather than hold them (`env_vars = ["API_TOKEN"]`, `bearer_token_env_var`). */
 const NAMES_VARIABLE = /(?:^|_)env_vars?$|^env_(?:http_)?headers$/i;
 
-/** A quoted string in JSON or TOML (`"…"` with escapes, or TOML's literal `'…'`). */
-const QUOTED = String.raw`"(?:[^"\\]|\\.)*"|'[^']*'`;
-/** `key: "value"` (JSON) or `key = "value"` (TOML, bare, quoted or dotted key). */
-const MASK_PAIR = new RegExp(String.raw`(${QUOTED}|[A-Za-z0-9_.-]+)(\s*[:=]\s*)(${QUOTED})`, "g");
-const STRING = new RegExp(QUOTED, "g");
 /** Credentials inside a URL: `user:password@` and query values of secret-looking parameters. */
 const URL_USERINFO = /(:\/\/[^/\s:@"']+:)([^@\s"'/]+)(@)/g;
+/**
+ * The parameter's name is looked at once, in a lookahead: as `[…]*(?:token|…)[…]*=` the name was
+ * read to its end again from every `token` in it (`?tokentoken…` was quadratic).
+ */
 const URL_QUERY =
-  /([?&#][A-Za-z0-9_.-]*(?:token|key|secret|password|passwd|pwd|auth|sig|signature|code)[A-Za-z0-9_.-]*=)([^&#\s"']+)/gi;
+  /([?&#](?=[A-Za-z0-9_.-]*?(?:token|key|secret|password|passwd|pwd|auth|sig|signature|code))[A-Za-z0-9_.-]*=)([^&#\s"']+)/gi;
 
 /**
  * What every line with a secret in it holds (a key word, a token's first characters, a URL's
@@ -207,10 +227,11 @@ const URL_QUERY =
  * a Kelvin sign lower-cased to `k`, the patterns below decide): V8 compiles this long alternation,
  * once for its interpreter and once to machine code in every run, at a fraction of the cost of its
  * `/i` form. Measured on a `diff` of the example home (valgrind, median of 5, Node 20.20):
- * about 3 M fewer instructions (232 -> 229 M).
+ * about 3 M fewer instructions (232 -> 229 M). A query's name is read from its last `?`, `&` or `#`
+ * only (the same lines match): from each of them it was read again to the end of a run of `?`.
  */
 const SUSPECT_LOWER =
-  /secret|pass(?:word|phrase|wd)|pwd|private_key|credential|api[_-]?key|authorization|cookie|token|sk-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|akia|aiza|bearer |basic |:\/\/[^\s"'/]*@|[?&#][^=\s"']*(?:key|sig|code|auth)/;
+  /secret|pass(?:word|phrase|wd)|pwd|private_key|credential|api[_-]?key|authorization|cookie|token|sk-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|akia|aiza|bearer |basic |:\/\/[^\s"'/]*@|[?&#][^=\s"'?&#]*(?:key|sig|code|auth)/;
 const suspect = (text: string) => SUSPECT_LOWER.test(text.toLowerCase());
 
 const unquote = (q: string) => q.slice(1, -1);
@@ -224,23 +245,24 @@ const lastKeyPart = (key: string) => key.split(".").filter(Boolean).pop() ?? key
  */
 export function maskSecrets(line: string): string {
   if (!/['"]/.test(line) || !suspect(line)) return line;
-  let out = line.replace(MASK_PAIR, (whole, rawKey: string, sep: string, quoted: string) => {
+  // `key: "value"` (JSON) or `key = "value"` (TOML, bare, quoted or dotted key).
+  let out = replacePairs(line, (whole, rawKey, sep, quoted) => {
     const key = /^["']/.test(rawKey) ? unquote(rawKey) : lastKeyPart(rawKey);
-    const value = unquote(quoted);
-    if (notSecret(value) || NAMES_VARIABLE.test(key) || /_env_var$/i.test(key)) return whole;
-    if (!secretKey(key) && !TOKEN_SHAPE.test(value)) return whole;
-    return `${rawKey}${sep}${quoted[0]}${mask(value)}${quoted[0]}`;
+    if (NAMES_VARIABLE.test(key) || /_env_var$/i.test(key)) return whole;
+    const shown = masked(unquote(quoted), secretKey(key));
+    return shown === null ? whole : `${rawKey}${sep}${quoted[0]}${shown}${quoted[0]}`;
   });
   // Token-shaped strings outside a key/value pair (`args = ["--token", "ghp_…"]`).
-  out = out.replace(STRING, (quoted) => {
-    const value = unquote(quoted);
-    return !notSecret(value) && TOKEN_SHAPE.test(value) ? `${quoted[0]}${mask(value)}${quoted[0]}` : quoted;
+  out = replaceQuoted(out, (quoted) => {
+    const shown = masked(unquote(quoted), false);
+    return shown === null ? quoted : `${quoted[0]}${shown}${quoted[0]}`;
   });
   return out
     .replace(URL_USERINFO, (_, a: string, secret: string, b: string) => `${a}${mask(secret)}${b}`)
-    .replace(URL_QUERY, (whole, a: string, secret: string) =>
-      notSecret(secret) ? whole : `${a}${mask(secret)}`,
-    );
+    .replace(URL_QUERY, (whole, a: string, secret: string) => {
+      const shown = masked(secret, true);
+      return shown === null ? whole : `${a}${shown}`;
+    });
 }
 
 /** maskSecrets on every line of a text. */

@@ -7,6 +7,7 @@
  */
 import type { Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { unwritableToml } from "../formats/toml-limits.js";
 import { decodeBytes, encodeText } from "../formats/utf8.js";
 import type { PlainObject } from "../formats/values.js";
 import { ReadRefused } from "../model/bounded-read.js";
@@ -410,6 +411,10 @@ function planMerged(
   const disk = readDestination(target, fs);
   if (!disk) {
     if (isEmptyManaged(file)) return null;
+    // kanon never writes a file it could not edit again (formats/toml-syntax.ts).
+    const problem =
+      spec.format === "toml" ? unwritableToml(decodeBytes(file.content), spec, file.managed ?? {}) : null;
+    if (problem !== null) throw new KanonError(`cannot write ${path}: ${problem}`);
     record.entries[path] = { agent: file.agent, merge: spec, created: true };
     pending.push(() => {
       record.entries[path] = { agent: file.agent, merge: spec, ...freshOwned(file), created: true };

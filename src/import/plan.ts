@@ -14,7 +14,7 @@ import { compareBytes } from "../model/text.js";
 import { normalizeConfig } from "../source/load.js";
 import { compareWithHome, type HomeComparison, type SkillAgainstHome } from "./home.js";
 import type { HomeFile, Imported } from "./read.js";
-import { applyEdits, type EntryKind, type MergeEdit, mergeEdits } from "./yaml.js";
+import { applyEdits, type EntryKind, type MergeEdit, mergeEdits, readableHome } from "./yaml.js";
 
 /** One file the import writes into the home (or deletes from it), as the diff pane shows it. */
 export type HomeWrite = Pick<Change, "path" | "action" | "before" | "after" | "mode" | "beforeMode">;
@@ -120,7 +120,7 @@ function configWriter(state: HomeState) {
             path: state.config,
             action: before ? "update" : "create",
             before,
-            after: Buffer.from(applyEdits(text, edits), "utf8"),
+            after: Buffer.from(readableHome(applyEdits(text, edits), state.config), "utf8"),
             mode: mode ?? 0o644,
             beforeMode: mode,
           },

@@ -6,10 +6,13 @@
  *   and the value never reaches the Kanon home (or its remote).
  * - `env`: kanon.yaml gets `${NAME}` instead, for the variable the user sets where the agents run.
  * - `keep`: the Go original's: the value stays, with a warning for every secret-looking value read.
+ * A reference keeps its variable and only its default moves: `${API_KEY:-sk-…}` becomes
+ * `${API_KEY:-${secret:API_KEY}}` (apply writes back exactly what was read), or `${API_KEY}` (`env`).
  */
 import { isReference, lineSecret, looksSecret, secretRef } from "../core/secrets.js";
 import { deepEqual, isPlainObject } from "../formats/values.js";
 import type { HookEntry, McpOverride, McpServer } from "../model/config.js";
+import { replaceDefaults, shownRef } from "../model/env.js";
 
 export const SECRET_POLICIES = ["store", "env", "keep"] as const;
 export type SecretPolicy = (typeof SECRET_POLICIES)[number];
@@ -55,52 +58,88 @@ const envName = (s: string) => {
 const SCHEME = /^(Bearer|Token|Basic) +(\S.*)$/i;
 
 /**
- * The servers with every plaintext secret replaced by a reference (`store`: `${secret:NAME}`, the
- * value to be stored; `env`: `${NAME}`). Names come from the env key (`GITHUB_TOKEN`), else the
- * server and the header (`DOCS_AUTHORIZATION`) or `<SERVER>_TOKEN`; a value the store already
- * has keeps its name there, and a name taken by another value gets `_2`, `_3`.
+ * Plaintext secrets taken out of values by policy (`store`: `${secret:NAME}`, the value to be
+ * stored; `env`: `${NAME}`), with what goes into the store and a warning for each.
+ */
+class SecretMover {
+  readonly secrets: Record<string, string> = {};
+  readonly warnings: string[] = [];
+
+  constructor(
+    private readonly policy: "store" | "env",
+    private readonly stored: Readonly<Record<string, string>>,
+  ) {}
+
+  /**
+   * `value`, found under `key`, with its secret moved: a plain value whole; a reference keeps its
+   * variable, and a default that is a secret goes into the store (`${VAR:-${secret:NAME}}`, which
+   * apply writes back as it was read) or, for `env`, goes (`${VAR}`: that variable is the one to set).
+   * Messages name the variable, never its default.
+   */
+  move(where: string, base: string, key: string, value: string): string {
+    if (!looksSecret(key, value)) return value;
+    if (!isReference(value)) return this.replace(where, base, value);
+    return replaceDefaults(value, (fallback, variable) => {
+      if (!looksSecret(key, fallback)) return fallback;
+      if (this.policy === "env") {
+        this.warnings.push(
+          `removed the plaintext default of ${shownRef(variable)} at ${where}: set ${variable} where your agents run (kanon diff shows the change)`,
+        );
+        return null;
+      }
+      const name = this.store(base, fallback);
+      this.warnings.push(
+        `plaintext secret in the default of ${shownRef(variable)} at ${where}: kanon.yaml says \${${variable}:-${secretRef(name)}}, and the value goes into this machine's secret store, never into the Kanon home`,
+      );
+      return secretRef(name);
+    });
+  }
+
+  private replace(where: string, base: string, value: string): string {
+    if (this.policy === "store") {
+      const name = this.store(base, value);
+      this.warnings.push(
+        `plaintext secret at ${where}: kanon.yaml says ${secretRef(name)}, and the value goes into this machine's secret store, never into the Kanon home`,
+      );
+      return secretRef(name);
+    }
+    this.warnings.push(
+      `replaced the plaintext secret at ${where} with \${${base}}: set ${base} where your agents run (kanon diff shows the change)`,
+    );
+    return `\${${base}}`;
+  }
+
+  /** The value's name in the store: the one it has there already, else `base` (`_2`, `_3` when taken). */
+  private store(base: string, value: string): string {
+    const known = [base, ...Object.keys(this.stored), ...Object.keys(this.secrets)].find(
+      (n) => this.stored[n] === value || this.secrets[n] === value,
+    );
+    let name = known ?? base;
+    const taken = (n: string) => Object.hasOwn(this.stored, n) || Object.hasOwn(this.secrets, n);
+    for (let i = 2; !known && taken(name); i++) name = `${base}_${i}`;
+    this.secrets[name] = value;
+    return name;
+  }
+}
+
+/**
+ * The servers with every plaintext secret replaced by a reference (SecretMover). Names come from the
+ * env key (`GITHUB_TOKEN`), else the server and the header (`DOCS_AUTHORIZATION`) or
+ * `<SERVER>_TOKEN`; a value the store already has keeps its name there, and a name taken by another
+ * value gets `_2`, `_3`.
  */
 export function moveSecrets(
   servers: Record<string, McpServer>,
   policy: "store" | "env",
   stored: Readonly<Record<string, string>>,
 ): MovedSecrets {
-  const secrets: Record<string, string> = {};
-  const warnings: string[] = [];
-  const taken = (n: string) => Object.hasOwn(stored, n) || Object.hasOwn(secrets, n);
-  const nameFor = (base: string, value: string): string => {
-    if (policy === "env") return base;
-    const known = [base, ...Object.keys(stored), ...Object.keys(secrets)].find(
-      (n) => stored[n] === value || secrets[n] === value,
-    );
-    if (known) return known;
-    let name = base;
-    for (let i = 2; taken(name); i++) name = `${base}_${i}`;
-    return name;
-  };
-  const replace = (where: string, base: string, value: string): string => {
-    const name = nameFor(base, value);
-    if (policy === "store") {
-      secrets[name] = value;
-      warnings.push(
-        `plaintext secret at ${where}: kanon.yaml says ${secretRef(name)}, and the value goes into this machine's secret store, never into the Kanon home`,
-      );
-      return secretRef(name);
-    }
-    warnings.push(
-      `replaced the plaintext secret at ${where} with \${${name}}: set ${name} where your agents run (kanon diff shows the change)`,
-    );
-    return `\${${name}}`;
-  };
-
+  const mover = new SecretMover(policy, stored);
+  const move = mover.move.bind(mover);
   const fields = (server: string, s: McpOverride, where: string): McpOverride => {
     const out: McpOverride = { ...s };
     if (s.env) {
       out.env = Object.fromEntries(
-        Object.entries(s.env).map(([k, v]) => [
-          k,
-          looksSecret(k, v) ? replace(`${where} env.${k}`, envName(k), v) : v,
-        ]),
+        Object.entries(s.env).map(([k, v]) => [k, move(`${where} env.${k}`, envName(k), k, v)]),
       );
     }
     if (s.headers) {
@@ -108,13 +147,12 @@ export function moveSecrets(
         Object.entries(s.headers).map(([h, v]) => {
           if (!looksSecret(h, v)) return [h, v];
           const scheme = SCHEME.exec(v);
-          if (scheme && isReference(scheme[2]!)) return [h, v];
           const base = envName(`${server}_${scheme ? "token" : h}`);
           return [
             h,
             scheme
-              ? `${scheme[1]} ${replace(`${where} headers.${h}`, base, scheme[2]!)}`
-              : replace(`${where} headers.${h}`, base, v),
+              ? `${scheme[1]} ${move(`${where} headers.${h}`, base, h, scheme[2]!)}`
+              : move(`${where} headers.${h}`, base, h, v),
           ];
         }),
       );
@@ -123,9 +161,10 @@ export function moveSecrets(
       out.args = s.args.map((a, i) => {
         // `--token=<value>` keeps its flag; a bare value is a secret by its look only.
         const flag = /^(--?[A-Za-z][\w-]*=)(.+)$/.exec(a);
-        if (flag && looksSecret(flag[1]!.replace(/^-+|=$/g, ""), flag[2]!))
-          return `${flag[1]}${replace(`${where} args[${i}]`, envName(`${server}_${flag[1]!.replace(/^-+|=$/g, "")}`), flag[2]!)}`;
-        return looksSecret("", a) ? replace(`${where} args[${i}]`, envName(`${server}_token`), a) : a;
+        const name = flag ? flag[1]!.replace(/^-+|=$/g, "") : "";
+        if (flag && looksSecret(name, flag[2]!))
+          return `${flag[1]}${move(`${where} args[${i}]`, envName(`${server}_${name}`), name, flag[2]!)}`;
+        return move(`${where} args[${i}]`, envName(`${server}_token`), "", a);
       });
     }
     return out;
@@ -154,6 +193,7 @@ export function moveSecrets(
     out[name] = base;
   }
   // In kanon.yaml's order, as found.
+  const { secrets, warnings } = mover;
   return { servers: Object.fromEntries(Object.keys(servers).map((n) => [n, out[n]!])), secrets, warnings };
 }
 

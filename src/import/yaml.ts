@@ -30,6 +30,7 @@ import { instructionPath } from "../model/config.js";
 import { MCP_FIELDS } from "../model/manifest.js";
 import { KanonError } from "../model/types.js";
 import { providerName } from "../providers/name.js";
+import { readYaml } from "../source/read-yaml.js";
 
 const SKILL_FIELDS = ["name", "path", "git", "include", "exclude", "targets", "enabled"] as const;
 const SERVER_FIELDS = [...MCP_FIELDS, "targets", "enabled", "resolve_env", "overrides"] as const;
@@ -476,4 +477,19 @@ function inferOptions(text: string): ToStringOptions {
   const indent = /^( +)\S/m.exec(text)?.[1]?.length ?? 2;
   const flushSeq = /^(\s*)[^\s#-][^\n]*:\s*\n\1- /m.test(text);
   return { ...STRING_OPTIONS, indent, indentSeq: !flushSeq };
+}
+
+/**
+ * kanon never writes a kanon.yaml it would refuse to read: the text import would write, or a
+ * KanonError naming the file and the limit it crosses (a value of megabytes in an agent's file would
+ * take it past the characters kanon reads, source/limits.ts). Nothing is written then.
+ */
+export function readableHome(text: string, file: string): string {
+  const { errors, lineCounter } = readYaml(text, "kanon.yaml");
+  const first = errors[0];
+  if (first === undefined) return text;
+  const { line, col } = lineCounter.linePos(first.offset);
+  throw new KanonError(
+    `cannot write ${file}: kanon would not read it back (kanon.yaml:${line}:${col}: ${first.message}); nothing was written`,
+  );
 }

@@ -4,7 +4,11 @@
  * it must act on the value (a git provider's URL).
  */
 
-const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/**
+ * A default runs to the first `}`, or past a `${secret:NAME}` in it (`${API_KEY:-${secret:API_KEY}}`:
+ * the variable, else the value kanon's secret store puts there at apply).
+ */
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-((?:\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|[^}])*))?\}/g;
 
 /**
  * The text up to its last `}`, which ends every reference: matched there only, a reference's `[^}]*`
@@ -44,4 +48,18 @@ export function expandEnv(value: string, env: NodeJS.ProcessEnv): string {
     return v !== undefined && v !== "" ? v : (fallback ?? "");
   });
   return expanded + value.slice(head.length);
+}
+
+/**
+ * The text with each reference's default replaced by what `f` gives for it (and its variable's name),
+ * or taken out where that is null (`${NAME}`); all else as it is.
+ */
+export function replaceDefaults(value: string, f: (fallback: string, name: string) => string | null): string {
+  const head = upToLastBrace(value);
+  const replaced = head.replace(ENV_REF, (m, name: string, fallback: string | undefined) => {
+    if (fallback === undefined) return m;
+    const next = f(fallback, name);
+    return next === null ? `\${${name}}` : `\${${name}:-${next}}`;
+  });
+  return replaced + value.slice(head.length);
 }

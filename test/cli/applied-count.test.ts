@@ -101,7 +101,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: "a rotated secret: the files that hold it are written again",
     async setup() {
-      exampleHome(ALL.replace("${DOCS_TOKEN:-unset}", "${secret:DOCS_TOKEN}"));
+      exampleHome(ALL.replace("${DOCS_TOKEN:-}", "${secret:DOCS_TOKEN}"));
       expect((await s.run(["secret", "set", "DOCS_TOKEN"], { input: "first-token\n" })).status).toBe(0);
       await applyOk();
       expect((await s.run(["secret", "set", "DOCS_TOKEN"], { input: "second-token\n" })).status).toBe(0);

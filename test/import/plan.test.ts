@@ -209,6 +209,19 @@ describe("the import plan", () => {
     expect(skill.units[3]!.basis).not.toEqual(before[3]!.basis);
   });
 
+  it("never writes a kanon.yaml kanon would not read back: a value of megabytes is refused, naming it", async () => {
+    const big = { command: "srv", args: ["x".repeat(3_000_000)], targets: ["claude"] };
+    const p = await plan(found({ mcp: { servers: { big } } }));
+    const server = p.units.find((u) => u.name === "big")!;
+    expect(() => p.writes([server])).toThrow(
+      new RegExp(
+        `^cannot write ${config()}: kanon would not read it back \\(kanon\\.yaml:\\d+:\\d+: kanon.yaml is longer than 2097152 characters`,
+      ),
+    );
+    // The other units are written as they were.
+    expect(summary(p.writes(p.units.filter((u) => u !== server)))[0]).toBe("create kanon.yaml");
+  });
+
   it("writes through a symlinked kanon.yaml (it stays a link) and deletes a symlink, not its target", async () => {
     const dotfiles = join(home, "dotfiles");
     mkdirSync(dotfiles);

@@ -5,16 +5,39 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { envRefs, expandEnv } from "../../src/model/env.js";
+import { envRefs, expandEnv, replaceDefaults } from "../../src/model/env.js";
 
-/** The regex kanon matched the whole text with until a hostile command made it quadratic. */
-const WHOLE_TEXT_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/**
+ * The regex kanon matched the whole text with until a hostile command made it quadratic (a default
+ * runs past a `${secret:NAME}` in it).
+ */
+const WHOLE_TEXT_REF =
+  /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-((?:\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}|[^}])*))?\}/g;
 
 /** Text made of references' pieces: closed, open, nested, with and without defaults. */
 const pieces = fc
-  .array(fc.constantFrom("$", "{", "}", "${", ":-", ":", "-", "a", "B_1", "9", " ", "x}", "\n"), {
-    maxLength: 30,
-  })
+  .array(
+    fc.constantFrom(
+      "$",
+      "{",
+      "}",
+      "${",
+      ":-",
+      ":",
+      "-",
+      "a",
+      "B_1",
+      "9",
+      " ",
+      "x}",
+      "\n",
+      "secret:",
+      "${secret:a}",
+    ),
+    {
+      maxLength: 30,
+    },
+  )
   .map((units) => units.join(""));
 
 describe("envRefs and expandEnv", () => {
@@ -43,6 +66,21 @@ describe("envRefs and expandEnv", () => {
     expect(envRefs(open)).toEqual([]);
     expect(envRefs(closedThenOpen)).toEqual([{ name: "a", fallback: "x" }]);
     expect(expandEnv(closedThenOpen, {})).toBe(`x${"${a:-".repeat(24_000)}`);
+    // Defaults that hold secret references, each left open but the last.
+    const secrets = `\${a:-${"${secret:s}".repeat(10_000)}`;
+    expect(envRefs(secrets)).toEqual([{ name: "a", fallback: `${"${secret:s}".repeat(9_999)}\${secret:s` }]);
+    expect(envRefs("${a:-${secret:s}".repeat(10_000))).toHaveLength(1);
+    expect(envRefs(`${"${a:-${secret:s}".repeat(10_000)}}`)).toHaveLength(1);
     expect(performance.now() - start).toBeLessThan(1000);
+  });
+
+  it("end a default past a ${secret:NAME} in it, which apply fills in after the variable", () => {
+    const value = "${API_KEY:-${secret:API_KEY}}";
+    expect(envRefs(value)).toEqual([{ name: "API_KEY", fallback: "${secret:API_KEY}" }]);
+    expect(expandEnv(value, {})).toBe("${secret:API_KEY}");
+    expect(expandEnv(value, { API_KEY: "set" })).toBe("set");
+    expect(
+      replaceDefaults(`${value} \${B:-b}`, (fallback, name) => (name === "B" ? null : `<${fallback}>`)),
+    ).toBe("${API_KEY:-<${secret:API_KEY}>} ${B}");
   });
 });

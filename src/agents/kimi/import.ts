@@ -1,8 +1,8 @@
 /** Kimi Code's `[[hooks]]` tables in config.toml that kanon wrote, read back (kanon import). */
 import { parse as parseToml } from "smol-toml";
-import { parseTOML } from "toml-eslint-parser";
 import { toSeconds } from "../../core/hooks/groups.js";
 import { ownerLabel } from "../../formats/toml.js";
+import { parseTomlSyntax } from "../../formats/toml-syntax.js";
 import { isPlainObject } from "../../formats/values.js";
 import type { AgentImport, HookRead, NativeHook } from "../../model/manifest.js";
 import { KIMI_HOOK_MARKER, kimiManifest } from "./manifest.js";
@@ -76,7 +76,7 @@ function readHooks(text: string, path: string): HookRead {
 /** The owner label of each `[[hooks]]` table, in document order (null: the user's). */
 function hookLabels(text: string): (string | null)[] {
   const labels: (string | null)[] = [];
-  for (const item of parseTOML(text, { tomlVersion: "1.1" }).body[0].body) {
+  for (const item of parseTomlSyntax(text).body[0].body) {
     if (item.type !== "TOMLTable" || item.kind !== "array") continue;
     const path = item.key.keys.map((k) => (k.type === "TOMLBare" ? k.name : k.value));
     if (path.length !== 1 || path[0] !== "hooks") continue;

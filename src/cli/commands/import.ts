@@ -11,7 +11,7 @@ import { compareWithHome } from "../../import/home.js";
 import { type MachineFlags, readMachine } from "../../import/machine.js";
 import { homeChange } from "../../import/plan.js";
 import type { HomeFile, Imported } from "../../import/read.js";
-import { configYaml, mergeConfigYaml } from "../../import/yaml.js";
+import { configYaml, mergeConfigYaml, readableHome } from "../../import/yaml.js";
 import { READ_LIMIT, readBounded } from "../../model/bounded-read.js";
 import { wordList } from "../../model/text.js";
 import { KanonError } from "../../model/types.js";
@@ -56,6 +56,7 @@ export async function importCommand(flags: GlobalFlags, opts: ImportFlags, io: I
   }
   if (existsSync(paths.config) && !opts.force)
     throw new KanonError(`${paths.config} already exists; re-run import with --force to replace it`);
+  readableHome(yaml, paths.config);
   storeSecrets(io, imported.secrets);
   writeImport(flags, io, [
     textChange(paths.config, yaml),
@@ -183,6 +184,7 @@ async function mergeCommand(
     out(io, "Nothing to import: the Kanon home already has everything found.\n");
     return;
   }
+  readableHome(merged.text, paths.config);
   const used = new Set(secretRefs(merged.text));
   storeSecrets(io, Object.fromEntries(Object.entries(imported.secrets).filter(([n]) => used.has(n))));
   const config = textChange(paths.config, merged.text, original);

@@ -13,6 +13,11 @@ export function topLevelNotObject(path: string): KanonError {
   return new KanonError(`cannot merge ${path}: top level is not an object`);
 }
 
+/** A merge whose result kanon must not write (it could not read it back). */
+export function cannotWrite(path: string, detail: string): KanonError {
+  return new KanonError(`cannot write ${path}: ${detail}`);
+}
+
 export function cannotEdit(path: string, detail: string): KanonError {
   return new KanonError(`cannot merge ${path}: ${detail}`);
 }

@@ -5,8 +5,10 @@
 import { applyEdits as applyJsonEdits, modify, type ParseError, parse as parseJsonc } from "jsonc-parser";
 import { encodeJson } from "../../formats/json.js";
 import { encodeToml } from "../../formats/toml.js";
+import { unwritableToml } from "../../formats/toml-limits.js";
 import { isPlainObject, type PlainObject } from "../../formats/values.js";
 import { KanonError, type MergeSpec } from "../../model/types.js";
+import { cannotWrite } from "./errors.js";
 import { mergeHookGroups } from "./hook-groups.js";
 import { normaliseManaged } from "./intended.js";
 import { mergeJson } from "./json-merge.js";
@@ -34,7 +36,10 @@ export function mergeCoOwned(
   const normalised = normaliseManaged(managed, toml) as PlainObject;
   const desired = normalised[spec.key];
   if (desired === undefined) return existing;
-  if (spec.kind === "tables") return mergeTomlTables(existing, spec, desired, path);
+  if (spec.kind === "tables") {
+    const text = mergeTomlTables(existing, spec, desired, path);
+    return readableBack(text, existing, spec, normalised, path);
+  }
   if (spec.kind === "hook-groups") {
     const current = jsonMember(existing, spec.key);
     const combined = mergeHookGroups(current, desired, spec, path);
@@ -52,10 +57,29 @@ export function mergeCoOwned(
   if ((spec.kind === "entries" || toml) && !isPlainObject(desired)) {
     throw new KanonError(`cannot merge ${path}: kanon's ${spec.key} is not an object`);
   }
-  if (existing.trim() === "") return toml ? encodeToml(normalised) : encodeJson(normalised);
-  return toml
-    ? mergeToml(existing, spec, desired as PlainObject, path, remove)
-    : mergeJson(existing, spec, desired, path, remove);
+  if (!toml)
+    return existing.trim() === "" ? encodeJson(normalised) : mergeJson(existing, spec, desired, path, remove);
+  const text =
+    existing.trim() === ""
+      ? encodeToml(normalised)
+      : mergeToml(existing, spec, desired as PlainObject, path, remove);
+  return readableBack(text, existing, spec, normalised, path);
+}
+
+/**
+ * The merged TOML text, unless kanon could not edit it again (formats/toml-syntax.ts). Only a text
+ * that changed is checked: a long string of the user's, left as it was, is theirs to keep.
+ */
+function readableBack(
+  text: string,
+  existing: string,
+  spec: MergeSpec,
+  managed: PlainObject,
+  path: string,
+): string {
+  const problem = text === existing ? null : unwritableToml(text, spec, managed);
+  if (problem !== null) throw cannotWrite(path, problem);
+  return text;
 }
 
 /** The value of a top-level member of a JSON(C) text; undefined when absent or unparsable (the merge reports that). */

@@ -3,8 +3,7 @@
  * key/value statement with its absolute key path. Positions come from toml-eslint-parser's syntax
  * tree (ranges, keys decoded); values are read with smol-toml elsewhere.
  */
-import { type AST, ParseError, parseTOML } from "toml-eslint-parser";
-import { forParsing } from "../../formats/utf8.js";
+import { type AST, parseTomlSyntax, TomlSyntaxError } from "../../formats/toml-syntax.js";
 import { cannotParse } from "./errors.js";
 
 export type { AST };
@@ -42,10 +41,10 @@ export interface TomlLayout {
 export function readTomlLayout(text: string, path: string): TomlLayout {
   let program: AST.TOMLProgram;
   try {
-    program = parseTOML(forParsing(text), { tomlVersion: "1.1" });
+    program = parseTomlSyntax(text);
   } catch (error) {
-    if (!(error instanceof ParseError)) throw error;
-    throw cannotParse(path, `${error.message} at ${error.lineNumber}:${error.column + 1}`);
+    if (!(error instanceof TomlSyntaxError)) throw error;
+    throw cannotParse(path, error.message);
   }
   const statements: TomlStatement[] = [];
   const tables: TomlTableBlock[] = [];
