@@ -214,7 +214,8 @@ function hostileHomes(dir) {
     return home;
   };
   const masked = ["?".repeat(300_000), `?${"token".repeat(60_000)}`, "token".repeat(60_000)];
-  const maskedHome = `version: 1\nmcp:\n  servers:\n    x:\n      command: srv\n      args: ${JSON.stringify(masked)}\n`;
+  // JSON files only: kanon refuses to write a TOML string this long (Codex's config.toml).
+  const maskedHome = `version: 1\nmcp:\n  servers:\n    x:\n      command: srv\n      targets: [claude, opencode]\n      args: ${JSON.stringify(masked)}\n`;
   return [
     ...Object.entries(texts).map(([label, text]) => [label, home(label, text), 1, "validate"]),
     ...Object.entries(valid).map(([label, text]) => [label, home(label, text), 0, "validate"]),
